@@ -1,0 +1,35 @@
+# Two commands: `make demo` and `make test`. Both create .venv themselves from a fresh clone.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+EXTRAS := dev,postgres,mcp
+STAMP  := $(VENV)/.installed-$(EXTRAS)
+
+.PHONY: demo test lint typecheck unit bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
+	touch $@
+
+demo: $(STAMP)
+	$(PY) -m chronica.demo
+
+test: lint typecheck unit
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+unit: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) scripts/benchmark_matrix.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,60 @@
+"""AsyncChronicarius: chronica for asyncio agent frameworks.
+
+It delegates to :class:`Chronicarius` on a worker thread rather than duplicating its
+logic: the rules live in one place, and blocking drivers (sqlite3, psycopg) never stall the
+event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+
+from ._chronicarius import Chronicarius
+from ._model import ActorKind, Actum, ActumKind, Chronicum
+from .store import Store
+
+__all__ = ["AsyncChronicarius"]
+
+
+class AsyncChronicarius:
+    """The three methods of :class:`Chronicarius` as coroutines."""
+
+    def __init__(self, store: Store) -> None:
+        self._sync = Chronicarius(store)
+
+    @property
+    def store(self) -> Store:
+        """The store this AsyncChronicarius writes to."""
+        return self._sync.store
+
+    async def record_actum(
+        self, owner_id: str, actum: Actum, *, idempotency_key: str | None = None
+    ) -> Actum:
+        """See :meth:`Chronicarius.record_actum`."""
+        return await asyncio.to_thread(
+            self._sync.record_actum, owner_id, actum, idempotency_key=idempotency_key
+        )
+
+    async def get_acta(
+        self,
+        owner_id: str,
+        chronicum_id: str,
+        *,
+        last_n: int = 0,
+        actum_kinds: Iterable[ActumKind | str] | None = None,
+        actor_kinds: Iterable[ActorKind | str] | None = None,
+    ) -> list[Actum]:
+        """See :meth:`Chronicarius.get_acta`."""
+        return await asyncio.to_thread(
+            self._sync.get_acta,
+            owner_id,
+            chronicum_id,
+            last_n=last_n,
+            actum_kinds=actum_kinds,
+            actor_kinds=actor_kinds,
+        )
+
+    async def get_chronicum(self, owner_id: str, chronicum_id: str) -> Chronicum:
+        """See :meth:`Chronicarius.get_chronicum`."""
+        return await asyncio.to_thread(self._sync.get_chronicum, owner_id, chronicum_id)

@@ -1,0 +1,62 @@
+"""The records of a session: a chronicum and its acta."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+__all__ = ["ActorKind", "Actum", "ActumKind", "Chronicum"]
+
+
+class ActumKind(str, enum.Enum):
+    """What an actum is: something said, thought, asked of a tool, or answered by one."""
+
+    MESSAGE = "message"
+    THOUGHT = "thought"
+    TOOL_REQUEST = "tool_request"
+    TOOL_RESPONSE = "tool_response"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class ActorKind(str, enum.Enum):
+    """Who did it: the human, an agent, or the system around them."""
+
+    HUMAN = "human"
+    AGENT = "agent"
+    SYSTEM = "system"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Chronicum:
+    """One session, bound for life to the owner who first wrote to it."""
+
+    id: str
+    owner_id: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Actum:
+    """One thing that happened in a chronicum.
+
+    ``id`` and ``at`` are assigned when the actum is recorded: chronica replaces any ID the
+    caller sent, and the store stamps ``at``. ``at`` is advisory; the order acta come back in
+    is the order they were recorded in.
+    """
+
+    chronicum_id: str
+    kind: ActumKind
+    actor_kind: ActorKind
+    actor: str
+    content: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    id: str = ""
+    at: datetime | None = None

@@ -1,0 +1,199 @@
+"""Every rule an input must pass before a store is touched.
+
+Kept apart from :mod:`chronica._chronicarius` so the policy reads as a list of checks, and
+so the limits below live in one documented place.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ._errors import (
+    ChronicaTypeError,
+    EmptyOwnerIDError,
+    InvalidActumError,
+    InvalidArgumentError,
+)
+from ._model import ActorKind, Actum, ActumKind
+
+__all__ = [
+    "MAX_CONTENT_BYTES",
+    "MAX_ID_CHARS",
+    "MAX_METADATA_BYTES",
+    "check_chronicum_id",
+    "check_idempotency_key",
+    "check_kinds",
+    "check_last_n",
+    "check_owner",
+    "validated_actum",
+]
+
+MAX_CONTENT_BYTES = 1 << 20
+"""Largest actum content, in UTF-8 bytes (1 MiB): far above any context window."""
+
+MAX_ID_CHARS = 256
+"""Longest owner ID, chronicum ID, actor or idempotency key, in characters."""
+
+MAX_METADATA_BYTES = 64 * 1024
+"""Largest actum metadata, as compact JSON in UTF-8 bytes."""
+
+_NEEDS_CONTENT = frozenset({ActumKind.MESSAGE, ActumKind.THOUGHT})
+
+
+def _text_problem(value: str) -> str | None:
+    """Say what makes ``value`` unstorable text, or return None if it is fine."""
+    if "\x00" in value:
+        return "contains a NUL character"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains a lone surrogate (not valid Unicode text)"
+    return None
+
+
+_ErrorType = type[InvalidArgumentError] | type[InvalidActumError]
+
+
+def _check_identifier(field: str, value: object, error: _ErrorType) -> str:
+    if not isinstance(value, str):
+        prefix = "actum." if error is InvalidActumError else ""
+        raise ChronicaTypeError(prefix + field, "str", value)
+    if not value.strip():
+        raise error(field, "must not be empty or whitespace")
+    if len(value) > MAX_ID_CHARS:
+        raise error(field, f"is longer than {MAX_ID_CHARS} characters")
+    problem = _text_problem(value)
+    if problem:
+        raise error(field, problem)
+    return value
+
+
+def check_owner(owner_id: object) -> str:
+    """Return ``owner_id`` if it is a usable owner, else raise."""
+    if not isinstance(owner_id, str):
+        raise ChronicaTypeError("owner_id", "str", owner_id)
+    if not owner_id.strip():
+        raise EmptyOwnerIDError()
+    return _check_identifier("owner_id", owner_id, InvalidArgumentError)
+
+
+def check_chronicum_id(chronicum_id: object) -> str:
+    """Return ``chronicum_id`` if it is a usable chronicum ID, else raise."""
+    return _check_identifier("chronicum_id", chronicum_id, InvalidArgumentError)
+
+
+def check_idempotency_key(key: object) -> str:
+    """Return ``key`` if it is a usable idempotency key, else raise."""
+    return _check_identifier("idempotency_key", key, InvalidArgumentError)
+
+
+def check_last_n(last_n: object) -> int:
+    """Return ``last_n``; zero or less means no limit."""
+    if isinstance(last_n, bool) or not isinstance(last_n, int):
+        raise ChronicaTypeError("last_n", "int", last_n)
+    return max(last_n, 0)
+
+
+def check_kinds(
+    field: str, kinds: Iterable[object] | None, enum_type: type[ActumKind] | type[ActorKind]
+) -> frozenset[Any] | None:
+    """Normalise a kind filter; None or empty means every kind passes."""
+    if kinds is None:
+        return None
+    if isinstance(kinds, (str, bytes)):  # a bare "message" would iterate as characters
+        raise ChronicaTypeError(field, f"a collection of {enum_type.__name__}", kinds)
+    chosen = frozenset(_as_enum(field, kind, enum_type, InvalidArgumentError) for kind in kinds)
+    return chosen or None
+
+
+def _as_enum(
+    field: str,
+    value: object,
+    enum_type: type[ActumKind] | type[ActorKind],
+    error: _ErrorType,
+) -> Any:
+    if isinstance(value, enum_type):
+        return value
+    if not isinstance(value, str):
+        prefix = "actum." if error is InvalidActumError else ""
+        raise ChronicaTypeError(prefix + field, enum_type.__name__, value)
+    try:
+        return enum_type(value)
+    except ValueError:
+        names = ", ".join(member.value for member in enum_type)
+        raise error(field, f"{value!r} is not one of: {names}") from None
+
+
+def _check_actum_text(field: str, value: object, *, required: bool, limit: int) -> str:
+    if not isinstance(value, str):
+        raise ChronicaTypeError(f"actum.{field}", "str", value)
+    if required and not value.strip():
+        raise InvalidActumError(field, "must not be empty or whitespace")
+    problem = _text_problem(value)
+    if problem:
+        raise InvalidActumError(field, problem)
+    if len(value) > limit // 4 and len(value.encode("utf-8")) > limit:
+        raise InvalidActumError(field, f"is larger than {limit} bytes of UTF-8")
+    return value
+
+
+def _check_metadata(metadata: object) -> dict[str, Any]:
+    if not isinstance(metadata, Mapping):
+        raise ChronicaTypeError("actum.metadata", "a mapping", metadata)
+    if not metadata:
+        return {}
+    try:
+        encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        # Round-tripping gives the caller's mapping back as plain JSON types, detached from
+        # any object they might mutate later, with only string keys.
+        copy: dict[str, Any] = json.loads(encoded)
+    except (TypeError, ValueError) as e:
+        raise InvalidActumError("metadata", f"is not JSON-serialisable ({e})") from None
+    if any(not isinstance(key, str) for key in metadata):
+        raise InvalidActumError("metadata", "keys must be strings")
+    problem = _text_problem(encoded) or _nul_in_json(copy)
+    if problem:
+        raise InvalidActumError("metadata", problem)
+    if len(encoded.encode("utf-8")) > MAX_METADATA_BYTES:
+        raise InvalidActumError("metadata", f"is larger than {MAX_METADATA_BYTES} bytes as JSON")
+    return copy
+
+
+def _nul_in_json(value: object) -> str | None:
+    # json.dumps escapes NUL as \u0000, which PostgreSQL's jsonb refuses: reject it everywhere.
+    if isinstance(value, str):
+        return "contains a NUL character" if "\x00" in value else None
+    if isinstance(value, dict):
+        items: Iterable[object] = [*value.keys(), *value.values()]
+    elif isinstance(value, list):
+        items = value
+    else:
+        return None
+    return next((problem for item in items if (problem := _nul_in_json(item))), None)
+
+
+def validated_actum(actum: object) -> Actum:
+    """Check every field of ``actum`` and return it with kinds normalised to enums.
+
+    The ``id`` and ``at`` the caller sent are ignored here: chronica replaces them.
+    """
+    if not isinstance(actum, Actum):
+        raise ChronicaTypeError("actum", "an Actum", actum)
+    kind = _as_enum("kind", actum.kind, ActumKind, InvalidActumError)
+    actor_kind = _as_enum("actor_kind", actum.actor_kind, ActorKind, InvalidActumError)
+    _check_identifier("chronicum_id", actum.chronicum_id, InvalidActumError)
+    _check_identifier("actor", actum.actor, InvalidActumError)
+    content = _check_actum_text(
+        "content", actum.content, required=kind in _NEEDS_CONTENT, limit=MAX_CONTENT_BYTES
+    )
+    metadata = _check_metadata(actum.metadata)
+    return Actum(
+        chronicum_id=actum.chronicum_id,
+        kind=kind,
+        actor_kind=actor_kind,
+        actor=actum.actor,
+        content=content,
+        metadata=metadata,
+    )
