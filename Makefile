@@ -28,7 +28,13 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(PY) -m pytest
 
-bench: $(STAMP)
+$(VENV)/.installed-bench: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS),bench]'
+	touch $@
+
+bench: $(VENV)/.installed-bench
+	$(PY) scripts/bench_chronica.py
+	$(PY) scripts/bench_chronomem.py
 	$(PY) scripts/benchmark_matrix.py
 
 clean:
