@@ -1,0 +1,675 @@
+"""The chronomem MCP server: the fact memory and the shared session record, as tools.
+
+Run it with ``python -m chronomem.server`` (or ``chronomem serve``). It speaks stdio by
+default, which is what Cursor, Claude Desktop and most agents expect, and streamable HTTP
+with ``--http HOST:PORT``. The database is one SQLite file shared by the memory and the
+session record (``--db`` / ``CHRONOMEM_DB``, default ``~/.chronomem/memory.db``); it is
+opened in the SDK's lifespan and closed on shutdown.
+
+The owner is server configuration (``--owner`` / ``CHRONOMEM_OWNER``, default the OS user),
+never a tool argument: a model must not be able to read another owner's memory by naming
+them. Every tool turns a bad argument, an unknown id or unusable text into a tool error
+with a readable message, and the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import hmac
+import ipaddress
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
+
+# pydantic reads stdlib TypedDicts only from Python 3.12; the SDK depends on typing_extensions.
+from typing_extensions import TypedDict
+
+from chronica import ActorKind, Actum, ActumKind, ChronicaError, Chronicarius
+from chronica.stores.sqlite import SQLiteStore
+from chronomem import ChronoMem, ChronoMemError, Fact
+
+__all__ = [
+    "DEFAULT_DB",
+    "ServerConfig",
+    "ServerConfigError",
+    "add_server_arguments",
+    "build_server",
+    "config_from_args",
+    "main",
+    "serve",
+]
+
+DEFAULT_DB = "~/.chronomem/memory.db"
+"""Where the server keeps its memory unless told otherwise."""
+
+DEFAULT_PORT = 8765
+MAX_QUERY_CHARS = 10_000
+"""Longest recall query accepted: far above any real question, far below a DoS."""
+
+_LOOPBACK_NAMES = ("localhost",)
+
+
+class ServerConfigError(ValueError):
+    """The server was asked to start in a way that is unsafe or impossible."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerConfig:
+    """Everything the server needs to start; built from flags and environment."""
+
+    db: Path
+    owner: str
+    http: tuple[str, int] | None = None
+    token: str | None = None
+    allowed_hosts: tuple[str, ...] = ()
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
+
+
+@dataclass(frozen=True)
+class _State:
+    """What the lifespan opens: one memory and one session record on the same file."""
+
+    memory: ChronoMem
+    chronicarius: Chronicarius
+    owner: str
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+class FactOut(TypedDict):
+    """One fact as a tool returns it (datetimes are ISO-8601 UTC strings)."""
+
+    id: str
+    content: str
+    category: str | None
+    entities: list[str]
+    trust_score: float
+    confidence: float
+    source: str | None
+    system_time: str
+    valid_from: str
+    valid_until: str | None
+    superseded_by: str | None
+    forgotten: bool
+    score: float
+    tokens: int
+
+
+class RememberOut(TypedDict):
+    """The stored fact's id, and the active facts it contradicts (never silent)."""
+
+    id: str
+    contradicts: list[str]
+
+
+class SupersedeOut(TypedDict):
+    """The successor's id, the fact it replaced, and any contradictions it raises."""
+
+    id: str
+    superseded: str
+    contradicts: list[str]
+
+
+class ForgetOut(TypedDict):
+    """The forgotten fact's id."""
+
+    id: str
+    forgotten: bool
+
+
+class RecallOut(TypedDict):
+    """Facts best first, and the tokens they cost together."""
+
+    facts: list[FactOut]
+    total_tokens: int
+
+
+class TimelineOut(TypedDict):
+    """Every fact about an entity, oldest first, active and historical."""
+
+    entity: str
+    facts: list[FactOut]
+
+
+class ContradictionOut(TypedDict):
+    """Active facts that disagree about one entity."""
+
+    entity: str
+    category: str | None
+    fact_ids: list[str]
+    reason: str
+
+
+class ContradictionsOut(TypedDict):
+    """Every unresolved contradiction."""
+
+    contradictions: list[ContradictionOut]
+
+
+class ActumOut(TypedDict):
+    """One recorded actum of a session."""
+
+    id: str
+    chronicum_id: str
+    kind: str
+    actor_kind: str
+    actor: str
+    content: str
+    metadata: dict[str, Any]
+    at: str | None
+
+
+class ActaOut(TypedDict):
+    """A context window: acta oldest first."""
+
+    acta: list[ActumOut]
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _fact_out(fact: Fact) -> FactOut:
+    return FactOut(
+        id=fact.id,
+        content=fact.content,
+        category=fact.category,
+        entities=list(fact.entities),
+        trust_score=fact.trust_score,
+        confidence=fact.confidence,
+        source=fact.source,
+        system_time=fact.system_time.isoformat(),
+        valid_from=fact.valid_from.isoformat(),
+        valid_until=_iso(fact.valid_until),
+        superseded_by=fact.superseded_by,
+        forgotten=fact.forgotten,
+        score=fact.score,
+        tokens=fact.tokens,
+    )
+
+
+def _actum_out(actum: Actum) -> ActumOut:
+    return ActumOut(
+        id=actum.id,
+        chronicum_id=actum.chronicum_id,
+        kind=actum.kind.value,
+        actor_kind=actum.actor_kind.value,
+        actor=actum.actor,
+        content=actum.content,
+        metadata=dict(actum.metadata),
+        at=_iso(actum.at),
+    )
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def _check_text(field: str, value: str | None) -> None:
+    """Refuse text SQLite and JSON cannot carry faithfully, before the library sees it."""
+    if value is None:
+        return
+    if "\x00" in value:
+        raise ToolError(f"{field} contains a NUL character; send plain text")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ToolError(f"{field} contains a lone surrogate (not valid Unicode text)") from None
+
+
+@contextmanager
+def _readable_errors() -> Iterator[None]:
+    """Turn the libraries' errors into tool errors a model can read and act on.
+
+    Anything else is a bug: the SDK reports it as a generic failure, logs the traceback,
+    and keeps serving.
+    """
+    try:
+        yield
+    except (ChronoMemError, ChronicaError, ValueError, LookupError, TypeError) as e:
+        raise ToolError(f"{type(e).__name__}: {e}") from e
+
+
+def _state(ctx: Context[_State, Any]) -> _State:
+    return ctx.request_context.lifespan_context
+
+
+# --------------------------------------------------------------------------- tools
+# The tools are coroutines that call SQLite directly on the event loop: every call is a
+# sub-millisecond local query, one connection stays on one thread, and the SDK's
+# worker-thread hop for sync tools would cost more than the query itself.
+
+
+async def chronomem_remember(
+    ctx: Context[_State, Any],
+    content: str,
+    category: str | None = None,
+    entities: list[str] | None = None,
+    trust: float = 0.8,
+    confidence: float = 1.0,
+    valid_from: datetime | None = None,
+    source: str | None = None,
+) -> RememberOut:
+    """Store a new durable fact about the user, a project or the world.
+
+    Use it when you learn something worth knowing in a later conversation (a preference,
+    a decision, a setting). If it replaces something already known, call
+    chronomem_supersede instead, so the old belief is closed rather than contradicted.
+    The result lists active facts the new one contradicts: resolve them with supersede.
+    """
+    _check_text("content", content)
+    _check_text("category", category)
+    _check_text("source", source)
+    for entity in entities or ():
+        _check_text("entities", entity)
+    with _readable_errors():
+        fid = _state(ctx).memory.remember(
+            content,
+            category=category,
+            entities=entities,
+            trust=trust,
+            confidence=confidence,
+            valid_from=valid_from,
+            source=source,
+        )
+    return RememberOut(id=str(fid), contradicts=list(fid.contradicts))
+
+
+async def chronomem_recall(
+    ctx: Context[_State, Any],
+    query: str,
+    token_budget: int | None = None,
+    limit: int | None = 10,
+    as_of: datetime | None = None,
+    known_at: datetime | None = None,
+    category: str | None = None,
+    active_only: bool = True,
+) -> RecallOut:
+    """Find what is known that is relevant to a question, best first.
+
+    Use it before answering anything that may depend on earlier conversations. Set
+    token_budget to cap how much context the facts may take (packing stops at the exact
+    budget). as_of asks what was true at a past moment (ISO-8601); known_at asks what
+    was believed at a past moment. active_only=False also returns superseded facts.
+    """
+    _check_text("query", query)
+    _check_text("category", category)
+    if len(query) > MAX_QUERY_CHARS:
+        raise ToolError(
+            f"query is longer than {MAX_QUERY_CHARS} characters; ask a shorter question"
+        )
+    with _readable_errors():
+        facts = _state(ctx).memory.recall(
+            query,
+            token_budget=token_budget,
+            limit=limit,
+            as_of=as_of,
+            known_at=known_at,
+            category=category,
+            active_only=active_only,
+        )
+    return RecallOut(facts=[_fact_out(f) for f in facts], total_tokens=sum(f.tokens for f in facts))
+
+
+async def chronomem_supersede(
+    ctx: Context[_State, Any],
+    old_id: str,
+    content: str,
+    category: str | None = None,
+    entities: list[str] | None = None,
+    trust: float = 0.8,
+    confidence: float = 1.0,
+    valid_from: datetime | None = None,
+    source: str | None = None,
+) -> SupersedeOut:
+    """Replace a fact that changed: the old one stops being valid, the new one starts.
+
+    Use it when the user corrects something or the world changed (a new address, a
+    switched setting). Both happen in one transaction and the history is kept, so
+    chronomem_timeline can show what was believed before.
+    """
+    _check_text("old_id", old_id)
+    _check_text("content", content)
+    _check_text("category", category)
+    _check_text("source", source)
+    for entity in entities or ():
+        _check_text("entities", entity)
+    with _readable_errors():
+        fid = _state(ctx).memory.supersede(
+            old_id,
+            content,
+            category=category,
+            entities=entities,
+            trust=trust,
+            confidence=confidence,
+            valid_from=valid_from,
+            source=source,
+        )
+    return SupersedeOut(id=str(fid), superseded=old_id, contradicts=list(fid.contradicts))
+
+
+async def chronomem_forget(
+    ctx: Context[_State, Any], fact_id: str, reason: str | None = None
+) -> ForgetOut:
+    """Stop using a fact that was wrong or that the user asked you to forget.
+
+    It is a soft delete: recall no longer returns it, but its lineage stays for audit.
+    If the fact merely changed, use chronomem_supersede instead.
+    """
+    _check_text("fact_id", fact_id)
+    _check_text("reason", reason)
+    with _readable_errors():
+        _state(ctx).memory.forget(fact_id, reason=reason)
+    return ForgetOut(id=fact_id, forgotten=True)
+
+
+async def chronomem_timeline(ctx: Context[_State, Any], entity: str) -> TimelineOut:
+    """Show how beliefs about one entity evolved: every fact, oldest first.
+
+    Use it when asked what changed, since when something is true, or why an answer
+    differs from an earlier one. Superseded facts carry valid_until and superseded_by.
+    """
+    _check_text("entity", entity)
+    with _readable_errors():
+        facts = _state(ctx).memory.timeline(entity)
+    return TimelineOut(entity=entity, facts=[_fact_out(f) for f in facts])
+
+
+async def chronomem_contradictions(ctx: Context[_State, Any]) -> ContradictionsOut:
+    """List active facts that disagree with each other and still need resolving.
+
+    Use it to tidy the memory: for each contradiction, ask the user or supersede the
+    stale fact with chronomem_supersede.
+    """
+    with _readable_errors():
+        found = _state(ctx).memory.contradictions()
+    return ContradictionsOut(
+        contradictions=[
+            ContradictionOut(
+                entity=c.entity, category=c.category, fact_ids=list(c.fact_ids), reason=c.reason
+            )
+            for c in found
+        ]
+    )
+
+
+async def chronica_record_actum(
+    ctx: Context[_State, Any],
+    chronicum_id: str,
+    kind: ActumKind,
+    actor_kind: ActorKind,
+    actor: str,
+    content: str = "",
+    metadata: dict[str, Any] | None = None,
+    idempotency_key: str | None = None,
+) -> ActumOut:
+    """Append one thing that happened to a shared session (a chronicum).
+
+    Use it to record a message, a thought, a tool request or a tool response so the
+    human and the other agents see the same history. The session is created on first
+    write. When retrying after a timeout, pass the same idempotency_key: the first
+    stored actum is returned and the retry is not stored twice.
+    """
+    for field, text in (("chronicum_id", chronicum_id), ("actor", actor), ("content", content)):
+        _check_text(field, text)
+    _check_text("idempotency_key", idempotency_key)
+    state = _state(ctx)
+    actum = Actum(
+        chronicum_id=chronicum_id,
+        kind=kind,
+        actor_kind=actor_kind,
+        actor=actor,
+        content=content,
+        metadata=metadata or {},
+    )
+    with _readable_errors():
+        stored = state.chronicarius.record_actum(
+            state.owner, actum, idempotency_key=idempotency_key
+        )
+    return _actum_out(stored)
+
+
+async def chronica_get_acta(
+    ctx: Context[_State, Any],
+    chronicum_id: str,
+    last_n: int = 0,
+    kinds: list[ActumKind] | None = None,
+    actor_kinds: list[ActorKind] | None = None,
+) -> ActaOut:
+    """Read a shared session back as a context window, oldest first.
+
+    Use it to catch up on what the human and other agents said and did. kinds and
+    actor_kinds choose which acta count (omit for all); last_n then keeps the most
+    recent ones (0 = all).
+    """
+    _check_text("chronicum_id", chronicum_id)
+    state = _state(ctx)
+    with _readable_errors():
+        acta = state.chronicarius.get_acta(
+            state.owner, chronicum_id, last_n=last_n, actum_kinds=kinds, actor_kinds=actor_kinds
+        )
+    return ActaOut(acta=[_actum_out(a) for a in acta])
+
+
+_TOOLS = (
+    chronomem_remember,
+    chronomem_recall,
+    chronomem_supersede,
+    chronomem_forget,
+    chronomem_timeline,
+    chronomem_contradictions,
+    chronica_record_actum,
+    chronica_get_acta,
+)
+
+
+# --------------------------------------------------------------------------- server
+
+
+class _BearerToken:
+    """Accepts exactly one shared secret, compared in constant time."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token.encode()
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if hmac.compare_digest(token.encode(errors="replace"), self._token):
+            return AccessToken(token=token, client_id="chronomem", scopes=[])
+        return None
+
+
+def _lifespan(config: ServerConfig) -> Any:
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[_State]) -> AsyncIterator[_State]:
+        memory = ChronoMem(config.db, owner=config.owner)
+        try:
+            store = SQLiteStore(config.db)
+        except BaseException:
+            memory.close()
+            raise
+        try:
+            yield _State(memory=memory, chronicarius=Chronicarius(store), owner=config.owner)
+        finally:
+            store.close()
+            memory.close()
+
+    return lifespan
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def build_server(config: ServerConfig) -> MCPServer[_State]:
+    """Create the MCP server for ``config`` (the database opens when it starts)."""
+    auth: dict[str, Any] = {}
+    if config.http is not None and config.token is not None:
+        host, port = config.http
+        auth = {
+            "token_verifier": _BearerToken(config.token),
+            "auth": AuthSettings(
+                issuer_url=f"http://{_url_host(host)}:{port}",  # type: ignore[arg-type]  # pydantic parses the str
+                resource_server_url=None,
+            ),
+        }
+    server: MCPServer[_State] = MCPServer(
+        "chronomem",
+        instructions=(
+            "Long-term memory for this user. Call chronomem_recall before answering anything "
+            "that may depend on what was said before; chronomem_remember what is worth keeping; "
+            "chronomem_supersede what changed. chronica_* tools share a session with other agents."
+        ),
+        lifespan=_lifespan(config),
+        log_level=config.log_level,
+        **auth,
+    )
+    for tool in _TOOLS:
+        server.add_tool(tool, structured_output=True)
+    return server
+
+
+def _is_loopback(host: str) -> bool:
+    if host in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _transport_security(host: str, extra: Sequence[str]) -> TransportSecuritySettings:
+    """DNS-rebinding protection stays on: only Host/Origin values we expect are let in."""
+    names = ["127.0.0.1", "localhost", "[::1]"]
+    if host not in ("0.0.0.0", "::") and _url_host(host) not in names:
+        names.append(_url_host(host))
+    names.extend(extra)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{n}:*" for n in names] + list(names),
+        allowed_origins=[f"{scheme}://{n}:*" for n in names for scheme in ("http", "https")],
+    )
+
+
+def serve(config: ServerConfig) -> None:
+    """Run the server until the client disconnects (stdio) or it is interrupted (HTTP)."""
+    server = build_server(config)
+    if config.http is None:
+        server.run("stdio")
+        return
+    host, port = config.http
+    server.run(
+        "streamable-http",
+        host=host,
+        port=port,
+        transport_security=_transport_security(host, config.allowed_hosts),
+    )
+
+
+# --------------------------------------------------------------------------- config
+
+
+def _parse_http(value: str) -> tuple[str, int]:
+    host, sep, port_text = value.rpartition(":")
+    if not sep:
+        host, port_text = "", value
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise ServerConfigError(f"--http expects HOST:PORT, got {value!r}") from None
+    if not 0 < port < 65536:
+        raise ServerConfigError(f"--http port must be 1-65535, got {port}")
+    return host, port
+
+
+def resolve_db(value: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> Path:
+    """The database path: flag, then ``CHRONOMEM_DB``, then the default; parents created."""
+    raw = value if value is not None else environ.get("CHRONOMEM_DB") or DEFAULT_DB
+    path = Path(os.path.expanduser(os.fspath(raw)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def resolve_owner(value: str | None, environ: Mapping[str, str]) -> str:
+    """The owner: flag, then ``CHRONOMEM_OWNER``, then the OS user."""
+    return value or environ.get("CHRONOMEM_OWNER") or getpass.getuser()
+
+
+def add_server_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``chronomem serve`` / ``python -m chronomem.server`` to ``parser``."""
+    parser.add_argument("--db", help=f"SQLite file (env CHRONOMEM_DB, default {DEFAULT_DB})")
+    parser.add_argument(
+        "--owner", help="whose memory this is (env CHRONOMEM_OWNER, default OS user)"
+    )
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help=f"serve streamable HTTP instead of stdio (e.g. 127.0.0.1:{DEFAULT_PORT}); "
+        "a non-loopback HOST needs CHRONOMEM_TOKEN",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="extra Host header value accepted over HTTP (DNS-rebinding protection stays on)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+        help="server log level on stderr (default WARNING)",
+    )
+
+
+def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> ServerConfig:
+    """Build a :class:`ServerConfig`; refuse an exposed HTTP bind without a token."""
+    http = _parse_http(args.http) if args.http else None
+    token = environ.get("CHRONOMEM_TOKEN") or None
+    if http is not None and not _is_loopback(http[0]) and token is None:
+        raise ServerConfigError(
+            f"refusing to serve on non-loopback address {http[0]!r} without a bearer token: "
+            "set CHRONOMEM_TOKEN (clients send 'Authorization: Bearer <token>')"
+        )
+    return ServerConfig(
+        db=resolve_db(args.db, environ),
+        owner=resolve_owner(args.owner, environ),
+        http=http,
+        token=token,
+        allowed_hosts=tuple(args.allow_host),
+        log_level=args.log_level,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m chronomem.server``; returns the exit code."""
+    parser = argparse.ArgumentParser(
+        prog="python -m chronomem.server",
+        description="chronomem MCP server (stdio by default).",
+        epilog="example: CHRONOMEM_DB=~/.chronomem/memory.db python -m chronomem.server",
+    )
+    add_server_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        config = config_from_args(args, os.environ)
+    except (ServerConfigError, OSError) as e:
+        print(f"chronomem server: {e}", file=sys.stderr)
+        return 2
+    serve(config)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
