@@ -1,0 +1,47 @@
+"""Fixtures for chronica's durable stores: a throwaway PostgreSQL server and fresh files.
+
+The server is started once per session (see :mod:`tests.pgserver`) unless
+``CHRONICA_TEST_PG_DSN`` names one. If it cannot start, every PostgreSQL test errors with
+the server's log: these tests never skip, in CI or anywhere else.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.pgserver import throwaway_server
+
+DSN_VARIABLE = "CHRONICA_TEST_PG_DSN"
+
+
+@pytest.fixture(scope="session")
+def pg_dsn() -> Iterator[str]:
+    """A DSN for a PostgreSQL server: ``CHRONICA_TEST_PG_DSN``, or one started for the session."""
+    given = os.environ.get(DSN_VARIABLE)
+    if given:
+        yield given
+        return
+    # fsync off: these tests kill clients, never the server, so flushing buys nothing here.
+    with throwaway_server({"fsync": "off", "synchronous_commit": "off"}) as dsn:
+        yield dsn
+
+
+@pytest.fixture
+def pg_schema(pg_dsn: str) -> Iterator[str]:
+    """A fresh schema name per test, dropped afterwards, so tests never see each other's rows."""
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    yield schema
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture
+def sqlite_path(tmp_path: Path) -> Path:
+    """Where a test's SQLite file goes (not created yet)."""
+    return tmp_path / "chronica.db"

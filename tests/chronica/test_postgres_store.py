@@ -1,0 +1,26 @@
+"""PostgresStore passes the full store contract, each test in its own schema."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from chronica.storeconformance import IdempotentStoreContract, StoreContract
+from chronica.stores.postgres import PostgresStore
+
+pytestmark = pytest.mark.postgres
+
+
+class TestPostgresStore(StoreContract):
+    @pytest.fixture
+    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
+        with PostgresStore(pg_dsn, schema=pg_schema) as store:
+            yield store
+
+
+class TestPostgresStoreIdempotency(IdempotentStoreContract):
+    @pytest.fixture
+    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
+        with PostgresStore(pg_dsn, schema=pg_schema) as store:
+            yield store
