@@ -38,7 +38,12 @@ def pg_schema(pg_dsn: str) -> Iterator[str]:
     schema = f"t_{uuid.uuid4().hex[:16]}"
     yield schema
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        # Also drops the schemas a test derived from this name (e.g. an import target).
+        rows = conn.execute(
+            "SELECT nspname FROM pg_namespace WHERE starts_with(nspname, %s)", (schema,)
+        ).fetchall()
+        for (name,) in rows:
+            conn.execute(f'DROP SCHEMA "{name}" CASCADE')
 
 
 @pytest.fixture

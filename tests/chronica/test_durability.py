@@ -1,0 +1,363 @@
+"""The durable stores across processes, crashes and reopenings, and on files not their own.
+
+Child processes come from a ``forkserver`` that has already imported chronica and this
+module, so forty of them start in milliseconds instead of each paying for the imports.
+Every child opens its own store: nothing crosses a fork but plain data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import multiprocessing
+import os
+import random
+import sqlite3
+import time
+import traceback
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chronica import (
+    ActorKind,
+    Actum,
+    ActumKind,
+    Chronicarius,
+    Chronicum,
+    InvalidArgumentError,
+    StoreError,
+)
+from chronica.stores.postgres import PostgresStore
+from chronica.stores.sqlite import SQLiteStore
+
+OWNER = "ardian"
+CID = "dinner-friday"
+
+_CTX = multiprocessing.get_context("forkserver")
+_CTX.set_forkserver_preload(["chronica.stores.sqlite", "chronica.stores.postgres", __name__])
+
+
+def _open(spec: dict[str, str]) -> SQLiteStore | PostgresStore:
+    if spec["backend"] == "sqlite":
+        return SQLiteStore(spec["path"])
+    return PostgresStore(spec["dsn"], schema=spec["schema"], max_size=1)
+
+
+def _child(spec: dict[str, str], role: str, name: str, count: int, pipe: Connection) -> None:
+    """Open the store, wait for the start signal, then play ``role`` and report on ``pipe``."""
+    try:
+        c = Chronicarius(_open(spec))
+
+        def actum(i: int) -> Actum:
+            return Actum(
+                chronicum_id=CID,
+                kind=ActumKind.MESSAGE,
+                actor_kind=ActorKind.AGENT,
+                actor=name,
+                content=f"{name}:{i}",
+            )
+
+        pipe.send("ready")
+        pipe.recv()  # the start signal: every child begins at once
+        if role == "append":
+            pipe.send([c.record_actum(OWNER, actum(i)).id for i in range(count)])
+        elif role == "once":
+            pipe.send(c.record_actum(OWNER, actum(0), idempotency_key="the-key").id)
+        else:  # "crash": append until killed, acknowledging each ID only once it returned
+            for i in range(1_000_000):
+                pipe.send(c.record_actum(OWNER, actum(i)).id)
+    except BaseException:
+        pipe.send(("error", traceback.format_exc()))
+        raise
+
+
+@dataclasses.dataclass(frozen=True)
+class Backend:
+    """How to open one durable store, here and (through ``spec``) in a child process."""
+
+    spec: dict[str, str]
+
+    @property
+    def open(self) -> Callable[[], SQLiteStore | PostgresStore]:
+        return lambda: _open(self.spec)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    if request.param == "sqlite":
+        return Backend({"backend": "sqlite", "path": str(tmp_path / "chronica.db")})
+    dsn: str = request.getfixturevalue("pg_dsn")
+    schema: str = request.getfixturevalue("pg_schema")
+    return Backend({"backend": "postgres", "dsn": dsn, "schema": schema})
+
+
+@dataclasses.dataclass
+class _Child:
+    process: BaseProcess
+    pipe: Connection
+
+    def receive(self) -> Any:
+        message = self.pipe.recv()
+        if isinstance(message, tuple) and message[:1] == ("error",):
+            raise AssertionError(f"child failed:\n{message[1]}")
+        return message
+
+
+def _spawn(backend: Backend, role: str, name: str, count: int = 0) -> _Child:
+    ours, theirs = _CTX.Pipe()
+    process = _CTX.Process(target=_child, args=(backend.spec, role, name, count, theirs))
+    process.start()
+    theirs.close()  # so our end sees EOF once the child is gone
+    return _Child(process, ours)
+
+
+def _start_together(children: list[_Child]) -> None:
+    for child in children:
+        assert child.receive() == "ready"
+    for child in children:
+        child.pipe.send("go")
+
+
+def _finish(child: _Child) -> Any:
+    result = child.receive()
+    child.process.join(60)
+    assert child.process.exitcode == 0
+    return result
+
+
+def _create(backend: Backend) -> None:
+    with backend.open() as store:
+        store.create(CID, OWNER)
+
+
+def test_eight_processes_appending_keep_every_writers_order(backend: Backend) -> None:
+    _create(backend)
+    children = [_spawn(backend, "append", f"w{i}", 250) for i in range(8)]
+    _start_together(children)
+    written = [_finish(child) for child in children]
+    with backend.open() as store:
+        stored = store.acta(CID)
+    assert len(stored) == 2000
+    assert len({a.id for a in stored}) == 2000
+    for i, ids in enumerate(written):
+        assert [a.id for a in stored if a.actor == f"w{i}"] == ids
+
+
+def test_forty_processes_racing_one_key_store_exactly_one(backend: Backend) -> None:
+    _create(backend)
+    children = [_spawn(backend, "once", f"p{i}") for i in range(40)]
+    _start_together(children)
+    returned = {_finish(child) for child in children}
+    with backend.open() as store:
+        stored = store.acta(CID)
+    assert len(stored) == 1
+    assert returned == {stored[0].id}
+
+
+def _crash_once(backend: Backend, rng: random.Random, name: str) -> None:
+    child = _spawn(backend, "crash", name)
+    _start_together([child])
+    acknowledged = [child.receive() for _ in range(rng.randint(1, 120))]
+    time.sleep(rng.uniform(0, 0.02))
+    child.process.kill()  # SIGKILL: no cleanup, no atexit, no checkpoint
+    child.process.join(30)
+    assert child.process.exitcode == -9
+    with contextlib.suppress(EOFError):
+        while True:  # IDs the child sent before it died were acknowledged too
+            acknowledged.append(child.receive())
+    with backend.open() as store:
+        stored = [a.id for a in store.acta(CID) if a.actor == name]
+    assert stored[: len(acknowledged)] == acknowledged
+    # At most the one write in flight when the kill landed may be stored unacknowledged.
+    assert len(stored) - len(acknowledged) in (0, 1)
+
+
+def test_every_acknowledged_actum_survives_sigkill(backend: Backend) -> None:
+    rng = random.Random(os.getpid())
+    _create(backend)
+    for attempt in range(20 if backend.spec["backend"] == "sqlite" else 4):
+        _crash_once(backend, rng, f"crasher-{attempt}")
+        if backend.spec["backend"] == "sqlite":
+            with sqlite3.connect(backend.spec["path"]) as raw:
+                assert raw.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+            raw.close()
+
+
+def _actum(i: int, **changes: Any) -> Actum:
+    fields: dict[str, Any] = {
+        "chronicum_id": CID,
+        "kind": list(ActumKind)[i % 4],
+        "actor_kind": list(ActorKind)[i % 3],
+        "actor": f"agent-{i % 2}",
+        "content": f"actum {i} 🍜",
+        "metadata": {"i": i, "nested": {"ok": [1, 2.5, None, True]}} if i % 2 else {},
+    }
+    return Actum(**(fields | changes))
+
+
+def test_reopened_store_returns_identical_acta_in_identical_order(backend: Backend) -> None:
+    with backend.open() as store:
+        chronicarius = Chronicarius(store)
+        sent = [chronicarius.record_actum(OWNER, _actum(i)) for i in range(50)]
+        chronicum = store.get(CID)
+    with backend.open() as store:
+        assert store.acta(CID) == sent
+        assert store.get(CID) == chronicum
+        assert Chronicarius(store).get_acta(OWNER, CID, last_n=7) == sent[-7:]
+
+
+def test_export_and_restore_are_lossless_and_repeatable(backend: Backend) -> None:
+    with backend.open() as store:
+        chronicarius = Chronicarius(store)
+        sent = [chronicarius.record_actum(OWNER, _actum(i)) for i in range(20)]
+        chronicarius.record_actum("bea", _actum(0, chronicum_id="gift"))
+        exported = [(c, store.acta(c.id)) for c in store.chronica()]
+    assert [c.id for c, _ in exported] == [CID, "gift"]
+    assert exported[0][1] == sent
+    with backend.open() as source:
+        source_seen = source.chronica()
+    other = _other_store(backend)
+    with other:
+        for _ in range(2):  # the second import finds every ID and adds nothing
+            for chronicum, acta in exported:
+                other.restore(chronicum, acta)
+        assert other.chronica() == source_seen
+        for chronicum, acta in exported:
+            assert other.acta(chronicum.id) == acta
+        later = Chronicarius(other).record_actum(OWNER, _actum(99))
+        assert other.acta(CID) == [*sent, later]
+
+
+def _other_store(backend: Backend) -> SQLiteStore | PostgresStore:
+    if backend.spec["backend"] == "sqlite":
+        return SQLiteStore(backend.spec["path"] + ".restored")
+    return PostgresStore(backend.spec["dsn"], schema=backend.spec["schema"] + "_restored")
+
+
+def test_restore_refuses_a_foreign_owner_and_stray_acta(backend: Backend) -> None:
+    at = datetime.now(timezone.utc)
+    with backend.open() as store:
+        store.create(CID, OWNER)
+        mine = Chronicum(id=CID, owner_id="mallory", created_at=at)
+        with pytest.raises(InvalidArgumentError):
+            store.restore(mine, [])
+        ours = store.get(CID)
+        stray = dataclasses.replace(_actum(1, chronicum_id="elsewhere"), id="x", at=at)
+        with pytest.raises(InvalidArgumentError):
+            store.restore(ours, [stray])
+        naive = dataclasses.replace(_actum(1), id="y", at=at.replace(tzinfo=None))
+        with pytest.raises(InvalidArgumentError):
+            store.restore(ours, [naive])
+        early = dataclasses.replace(_actum(1), id="z", at=at - timedelta(days=400))
+        store.restore(ours, [early])
+        assert store.acta(CID) == [early]
+
+
+# --- files that are not chronica's ------------------------------------------------------
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _refused_untouched(path: Path, match: str) -> None:
+    before = _digest(path)
+    siblings = set(path.parent.iterdir())
+    with pytest.raises(StoreError, match=match):
+        SQLiteStore(path)
+    assert _digest(path) == before
+    assert set(path.parent.iterdir()) == siblings  # no -wal / -shm / -journal left behind
+
+
+def test_a_file_that_is_not_sqlite_is_refused_untouched(sqlite_path: Path) -> None:
+    sqlite_path.write_text("Kemang, Friday 7pm, table for four.\n" * 200)
+    _refused_untouched(sqlite_path, "cannot open as a chronica database")
+
+
+def test_a_corrupt_sqlite_file_is_refused_untouched(sqlite_path: Path) -> None:
+    rng = random.Random(7)
+    sqlite_path.write_bytes(b"SQLite format 3\x00" + rng.randbytes(8192))
+    _refused_untouched(sqlite_path, "cannot open as a chronica database")
+
+
+def test_another_applications_database_is_refused_untouched(sqlite_path: Path) -> None:
+    with sqlite3.connect(sqlite_path) as raw:
+        raw.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+        raw.execute("INSERT INTO users (name) VALUES ('ardian')")
+    raw.close()
+    _refused_untouched(sqlite_path, "some other application")
+
+
+def test_a_newer_chronica_schema_is_refused_untouched(sqlite_path: Path) -> None:
+    SQLiteStore(sqlite_path).close()
+    with sqlite3.connect(sqlite_path) as raw:
+        raw.execute("UPDATE chronica_schema SET version = 999")
+    raw.close()
+    _refused_untouched(sqlite_path, "newer than this code supports")
+
+
+def test_a_chronomem_file_gains_chronica_tables(sqlite_path: Path) -> None:
+    with sqlite3.connect(sqlite_path) as raw:
+        raw.execute("CREATE TABLE chronomem_schema (version INTEGER NOT NULL)")
+        raw.execute("INSERT INTO chronomem_schema VALUES (1)")
+    raw.close()
+    with SQLiteStore(sqlite_path) as store:
+        stored = Chronicarius(store).record_actum(OWNER, _actum(0))
+        assert store.acta(CID) == [stored]
+    with sqlite3.connect(sqlite_path) as raw:
+        assert raw.execute("SELECT version FROM chronomem_schema").fetchall() == [(1,)]
+    raw.close()
+
+
+def test_tilde_in_the_path_is_expanded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with SQLiteStore("~/sessions.db") as store:
+        assert store.path == str(tmp_path / "sessions.db")
+    assert (tmp_path / "sessions.db").exists()
+
+
+def test_a_closed_store_raises_a_store_error(sqlite_path: Path) -> None:
+    store = SQLiteStore(sqlite_path)
+    store.close()
+    with pytest.raises(StoreError):
+        store.get(CID)
+
+
+def test_driver_errors_surface_as_store_errors(sqlite_path: Path) -> None:
+    with SQLiteStore(sqlite_path) as store:
+        store.create(CID, OWNER)
+        with sqlite3.connect(sqlite_path) as raw:
+            raw.execute("DROP TABLE chronica_acta")
+        raw.close()
+        with pytest.raises(StoreError) as caught:
+            store.acta(CID)
+        assert isinstance(caught.value.__cause__, sqlite3.Error)
+
+
+@pytest.mark.postgres
+def test_a_newer_postgres_schema_is_refused(pg_dsn: str, pg_schema: str) -> None:
+    PostgresStore(pg_dsn, schema=pg_schema).close()
+    import psycopg
+
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(f'UPDATE "{pg_schema}".chronica_schema SET version = 999')
+    with pytest.raises(StoreError, match="newer than this code supports"):
+        PostgresStore(pg_dsn, schema=pg_schema)
+
+
+@pytest.mark.postgres
+def test_an_unreachable_postgres_is_a_store_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError):
+        PostgresStore(f"host={tmp_path} port=1 dbname=none connect_timeout=1", timeout=1)
+
+
+def test_a_bad_schema_name_is_refused_before_connecting() -> None:
+    with pytest.raises(InvalidArgumentError):
+        PostgresStore("host=/nonexistent", schema='x"; DROP TABLE y; --')
