@@ -323,6 +323,12 @@ def test_tilde_in_the_path_is_expanded(tmp_path: Path, monkeypatch: pytest.Monke
     assert (tmp_path / "sessions.db").exists()
 
 
+@pytest.mark.parametrize("path", ["", ":memory:", "file:x?mode=memory"])
+def test_an_in_memory_path_is_refused(path: str) -> None:
+    with pytest.raises(InvalidArgumentError):
+        SQLiteStore(path)
+
+
 def test_a_closed_store_raises_a_store_error(sqlite_path: Path) -> None:
     store = SQLiteStore(sqlite_path)
     store.close()

@@ -135,6 +135,9 @@ class SQLiteStore:
         if synchronous not in ("NORMAL", "FULL"):
             raise InvalidArgumentError("synchronous", "must be 'NORMAL' or 'FULL'")
         self._path = os.path.expanduser(os.fspath(path))
+        if self._path in ("", ":memory:") or self._path.startswith("file:"):
+            # Each pooled connection would see its own private database: use InMemoryStore.
+            raise InvalidArgumentError("path", "must name a file (for memory, use InMemoryStore)")
         self._synchronous = synchronous
         self._busy_timeout = busy_timeout
         self._lock = threading.Lock()
