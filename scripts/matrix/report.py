@@ -1,0 +1,167 @@
+"""bench/results.md from the measured results: every table, and the honest reading of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .data import TIERS
+from .tables import (
+    comparison_tables,
+    environment_table,
+    graded_table,
+    hardware_table,
+    losses,
+    peer_tables,
+    session_table,
+)
+
+__all__ = ["render"]
+
+_INTRO = """\
+# chronomem benchmark matrix
+
+Every number on this page comes from one command, `python scripts/benchmark_matrix.py`
+(`make bench`), run on the machine described below. Data are generated from a fixed seed
+(`--seed {seed}`), nothing touches the network while measuring, and no LLM is involved.
+Absolute times belong to this machine only; the ratios against peers were measured in the
+same run, on the same machine, one after another (never concurrently).
+"""
+
+
+def _machine(results: dict[str, Any]) -> list[str]:
+    meta = results["meta"]
+    lines = ["## Machine and versions", "", "| | |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in meta["machine"].items()]
+    lines += [
+        "",
+        f"Run: {meta['mode']} mode, started {meta['started']}, "
+        f"took {meta['seconds']:.0f} s in total.",
+        "",
+    ]
+    return lines
+
+
+def _section(title: str, body: list[str], note: str = "") -> list[str]:
+    out = [f"## {title}", ""]
+    if note:
+        out += [note, ""]
+    return out + body + [""]
+
+
+def _hardware(results: dict[str, Any]) -> list[str]:
+    section = results.get("hardware")
+    if not section:
+        return []
+    note = (
+        f"The seed's protocol: {section['rows'][0]['serial']} serial `remember` calls (each its "
+        "own transaction, timed one by one), then "
+        f"{section['rows'][0]['queries']} `recall` calls with full text matching, entity "
+        "channels and rank fusion under a 200-token budget. The first row starts from an empty file; the others "
+        "are first filled with `import_facts` (the *bulk fill* column, not counted as "
+        "ingestion). Peak RSS is `ru_maxrss` of a fresh process per row (fill included); "
+        "size on disk counts the database and its WAL. Machine: "
+        f"{results['meta']['machine']['CPU']}, {results['meta']['machine']['cores']} cores."
+    )
+    body = [*hardware_table(section["rows"]), "", "![recall latency vs facts](recall_latency.png)"]
+    return _section("1. Hardware performance", body, note)
+
+
+def _environment(results: dict[str, Any]) -> list[str]:
+    section = results.get("environment")
+    if not section:
+        return []
+    note = (
+        f"The same protocol on a database pre-filled with {section['size']:,} facts, one "
+        "setting changed per row. `synchronous` is a ChronoMem option; the journal mode and "
+        "mmap have none, so those rows set the pragma on ChronoMem's own connection. The "
+        f"two-process row splits the {section['rows'][0]['serial']} remembers and "
+        f"{section['rows'][0]['queries']} recalls between two processes that "
+        "start at the same instant on one file; its throughput is calls per wall-clock second."
+    )
+    return _section("2. Environment", environment_table(section["rows"]), note)
+
+
+def _graded(results: dict[str, Any]) -> list[str]:
+    section = results.get("graded")
+    if not section:
+        return []
+    cm = section["systems"].get("chronomem")
+    if cm is None:
+        return []
+    note = (
+        f"{section['questions']} questions ({section['questions'] // len(TIERS)} per tier) over "
+        f"one corpus of {section['facts']:,} facts (cases plus background people and projects). "
+        "k = 5 for every tier, token budget 120 (24 for *distractors*, about one fact). "
+        "precision@k = answering sentences / returned sentences; recall@k = answer key "
+        "returned; hit@1 = the first sentence answers; ghost = a superseded (or, for as-of, a "
+        "not-yet-valid) sentence was returned; tokens = `estimate_tokens` of the answer."
+    )
+    body = graded_table(cm)
+    flagged = cm.get("contradictions_flagged")
+    if flagged is not None:
+        body += [
+            "",
+            f"`contradictions()` reported {100 * flagged:.0f}% of the contradiction "
+            "tier's conflicting pairs.",
+        ]
+    return _section("3. Graded evaluation (chronomem)", body, note)
+
+
+def _comparative(results: dict[str, Any]) -> list[str]:
+    section = results.get("graded")
+    if not section:
+        return []
+    note = (
+        "The same corpus and questions. Flat memory appends every fact and answers with the "
+        "most recent ones that fit the budget. The vector store ranks by cosine similarity of "
+        "all-MiniLM-L6-v2 embeddings (exact search; query embedding included in its latency). "
+        "Neither baseline can supersede or answer *as of*: an update is one more sentence."
+    )
+    body = comparison_tables(section["systems"])
+    body += ["", "![quality per tier](quality_per_tier.png)", ""]
+    lost = losses(section["systems"])
+    body += ["**Where chronomem loses.**", ""] + (lost or ["- Nowhere in this run."])
+    return _section("4. Comparative: vector store vs flat memory vs chronomem", body, note)
+
+
+def _peers(results: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    section = results.get("peers")
+    if section:
+        note = (
+            f"Both servers driven by the MCP Python SDK's stdio client, one tool call at a time. "
+            f"Reference server: `@modelcontextprotocol/server-memory` "
+            f"{section['memory_server_version']} on Node.js (a JSONL file rewritten on every "
+            "write). Ingest = `create_entities`/`add_observations` vs `chronomem_remember`; "
+            "search by name = the entity's name as the query (what the reference server's "
+            "substring search supports); search by question = a natural-language question; "
+            "update = a new fact replacing one (`chronomem_supersede`; the reference server "
+            "can only add the new observation). *Stale* = the replaced sentence is still in "
+            "the answer to a search for that entity. Tokens = `estimate_tokens` of the text "
+            "the tool returns."
+        )
+        body = [*peer_tables(section["rows"]), "", "![peer latency](peer_latency.png)"]
+        out += _section(
+            "5a. Peers over MCP: reference memory server vs chronomem serve", body, note
+        )
+    sessions = results.get("sessions")
+    if sessions:
+        note = (
+            "Append one item per call, then read the last-20 window (50 reads) at each "
+            "session size. Append times are the last 200 appends before the checkpoint."
+        )
+        out += _section(
+            "5b. Sessions: chronica vs OpenAI Agents SDK SQLiteSession",
+            session_table(sessions["rows"]),
+            note,
+        )
+    return out
+
+
+def render(results: dict[str, Any]) -> str:
+    """The whole report as Markdown."""
+    lines = [_INTRO.format(seed=results["meta"]["seed"])]
+    lines += _machine(results)
+    for part in (_hardware, _environment, _graded, _comparative, _peers):
+        lines += part(results)
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,276 @@
+"""Markdown tables for each matrix (formatting only; no measuring here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .data import TIERS
+
+__all__ = [
+    "comparison_tables",
+    "environment_table",
+    "graded_table",
+    "hardware_table",
+    "losses",
+    "peer_tables",
+    "session_table",
+]
+
+SYSTEM_ORDER = ("flat memory", "vector store", "chronomem")
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def _ms(value: float) -> str:
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
+def _pct(d: dict[str, float], *keys: str) -> str:
+    return " / ".join(_ms(d[k]) for k in keys)
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _rate(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.0f}%"
+
+
+def _ratio(a: float, b: float) -> str:
+    return "n/a" if not b else f"{a / b:.2f}x"
+
+
+def hardware_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Matrix 1."""
+    header = [
+        "facts before",
+        "bulk fill",
+        "remember/s",
+        "remember p50 / p95 / p99 (ms)",
+        "recall p50 / p95 / p99 (ms)",
+        "peak RSS (MB)",
+        "on disk (MB)",
+    ]
+    body = []
+    for r in rows:
+        fill = "-" if not r["size"] else f"{r['fill_s']:.0f} s ({r['size'] / r['fill_s']:,.0f}/s)"
+        body.append(
+            [
+                f"{r['size']:,}",
+                fill,
+                f"{r['ingest_per_s']:,.0f}",
+                _pct(r["ingest_ms"], "p50", "p95", "p99"),
+                _pct(r["recall_ms"], "p50", "p95", "p99"),
+                f"{r['peak_rss_mb']:.0f}",
+                f"{r['disk_mb']:.1f}",
+            ]
+        )
+    return _table(header, body)
+
+
+def environment_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Matrix 2, with throughput relative to the default row."""
+    base = rows[0]
+    header = [
+        "setting",
+        "remember/s",
+        "remember p50 / p99 (ms)",
+        "recall p50 / p95 / p99 (ms)",
+        "remember/s vs default",
+        "recall p50 vs default",
+    ]
+    body = []
+    for r in rows:
+        rate = r.get("aggregate_calls_per_s") if r["processes"] == 2 else None
+        per_s = f"{r['ingest_per_s']:,.0f}" + (f" (all calls: {rate:,.0f}/s wall)" if rate else "")
+        body.append(
+            [
+                r["variant"],
+                per_s,
+                _pct(r["ingest_ms"], "p50", "p99"),
+                _pct(r["recall_ms"], "p50", "p95", "p99"),
+                _ratio(r["ingest_per_s"], base["ingest_per_s"]),
+                _ratio(r["recall_ms"]["p50"], base["recall_ms"]["p50"]),
+            ]
+        )
+    return _table(header, body)
+
+
+def graded_table(system: dict[str, Any]) -> list[str]:
+    """Matrix 3: one system, per tier."""
+    header = ["tier", "precision@5", "recall@5", "hit@1", "ghost-belief rate", "tokens packed"]
+    body = []
+    for tier in (*TIERS, "overall"):
+        t = system["overall"] if tier == "overall" else system["tiers"][tier]
+        body.append(
+            [
+                f"**{tier}**" if tier == "overall" else tier,
+                _num(t["precision"]),
+                _num(t["recall"]),
+                _num(t["hit1"]),
+                _rate(t["ghost"]),
+                _num(t["tokens"], 0),
+            ]
+        )
+    return _table(header, body)
+
+
+def _ordered(systems: dict[str, Any]) -> list[str]:
+    return [n for n in SYSTEM_ORDER if n in systems] + [n for n in systems if n not in SYSTEM_ORDER]
+
+
+def comparison_tables(systems: dict[str, Any]) -> list[str]:
+    """Matrix 4: hit@1 / recall@5 per tier, then ghosts, latency and tokens per answer."""
+    names = _ordered(systems)
+    header = ["tier", *[f"{n}: hit@1 / recall@5" for n in names]]
+    body = []
+    for tier in (*TIERS, "overall"):
+        cells = []
+        for n in names:
+            t = systems[n]["overall"] if tier == "overall" else systems[n]["tiers"][tier]
+            cells.append(f"{_num(t['hit1'])} / {_num(t['recall'])}")
+        body.append([f"**{tier}**" if tier == "overall" else tier, *cells])
+    out = [*_table(header, body), ""]
+    header = [
+        "system",
+        "ghost-belief rate (supersession / as-of)",
+        "recall p50 / p95 (ms)",
+        "ingest per fact (ms)",
+        "tokens per answer",
+    ]
+    body = []
+    for n in names:
+        s = systems[n]
+        ghosts = (
+            f"{_rate(s['tiers']['supersession']['ghost'])} / {_rate(s['tiers']['as-of']['ghost'])}"
+        )
+        body.append(
+            [
+                n,
+                ghosts,
+                _pct(s["recall_ms"], "p50", "p95"),
+                _ms(s["ingest_per_fact_ms"]),
+                _num(s["overall"]["tokens"], 0),
+            ]
+        )
+    return out + _table(header, body)
+
+
+def losses(systems: dict[str, Any]) -> list[str]:
+    """Every tier and measure where a baseline beats chronomem, stated plainly."""
+    cm = systems.get("chronomem")
+    if cm is None:
+        return []
+    out = []
+    for n in _ordered(systems):
+        if n == "chronomem":
+            continue
+        other = systems[n]
+        for tier in TIERS:
+            for key, label in (("hit1", "hit@1"), ("recall", "recall@5")):
+                mine, theirs = cm["tiers"][tier][key], other["tiers"][tier][key]
+                if mine is not None and theirs is not None and theirs > mine + 1e-9:
+                    out.append(f"- *{tier}*, {label}: {n} {theirs:.2f} vs chronomem {mine:.2f}.")
+        if other["recall_ms"]["p50"] < cm["recall_ms"]["p50"]:
+            out.append(
+                f"- recall latency p50: {n} {_ms(other['recall_ms']['p50'])} ms vs "
+                f"chronomem {_ms(cm['recall_ms']['p50'])} ms."
+            )
+        if other["ingest_per_fact_ms"] < cm["ingest_per_fact_ms"]:
+            out.append(
+                f"- ingest cost per fact: {n} {_ms(other['ingest_per_fact_ms'])} ms vs "
+                f"chronomem {_ms(cm['ingest_per_fact_ms'])} ms."
+            )
+    return out
+
+
+def peer_tables(rows: list[dict[str, Any]]) -> list[str]:
+    """Matrix 5a: latency table, then correctness table, with chronomem / reference ratios."""
+    header = [
+        "server",
+        "facts",
+        "start (s)",
+        "ingest p50 / p95 (ms)",
+        "search by name p50 / p95",
+        "search by question p50 / p95",
+        "update p50 / p95",
+        "on disk (MB)",
+    ]
+    lat = [
+        [
+            r["server"],
+            f"{r['facts']:,}",
+            f"{r['start_s']:.2f}",
+            _pct(r["ingest_ms"], "p50", "p95"),
+            _pct(r["search_name_ms"], "p50", "p95"),
+            _pct(r["search_question_ms"], "p50", "p95"),
+            _pct(r["update_ms"], "p50", "p95"),
+            f"{r['disk_mb']:.2f}",
+        ]
+        for r in rows
+    ]
+    header2 = [
+        "server",
+        "facts",
+        "found by name",
+        "found by question",
+        "stale after update",
+        "current after update",
+        "tokens per answer",
+    ]
+    ok = [
+        [
+            r["server"],
+            f"{r['facts']:,}",
+            _rate(r["found_by_name"]),
+            _rate(r["found_by_question"]),
+            _rate(r["stale_after_update"]),
+            _rate(r["current_after_update"]),
+            f"{r['answer_tokens']:,.0f}",
+        ]
+        for r in rows
+    ]
+    ratios = []
+    for size in sorted({r["facts"] for r in rows}):
+        pair = {r["server"]: r for r in rows if r["facts"] == size}
+        ref, cm = pair.get("MCP reference memory server"), pair.get("chronomem serve")
+        if ref and cm:
+            ratios.append(
+                f"- {size:,} facts, chronomem / reference p50: ingest "
+                f"{_ratio(cm['ingest_ms']['p50'], ref['ingest_ms']['p50'])}, search by name "
+                f"{_ratio(cm['search_name_ms']['p50'], ref['search_name_ms']['p50'])}, update "
+                f"{_ratio(cm['update_ms']['p50'], ref['update_ms']['p50'])} "
+                "(below 1 = chronomem faster)."
+            )
+    return [*_table(header, lat), "", *_table(header2, ok), "", *ratios]
+
+
+def session_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Matrix 5b, with ratios against SQLiteSession at the same size."""
+    ref = {r["items"]: r for r in rows if "SQLiteSession" in r["store"]}
+    header = [
+        "store",
+        "items",
+        "append p50 / p95 (ms)",
+        "last-20 p50 / p95 (ms)",
+        "append p50 vs SQLiteSession",
+        "last-20 p50 vs SQLiteSession",
+    ]
+    body = []
+    for r in sorted(rows, key=lambda r: (r["items"], r["store"])):
+        base = ref.get(r["items"])
+        body.append(
+            [
+                r["store"],
+                f"{r['items']:,}",
+                _pct(r["append_ms"], "p50", "p95"),
+                _pct(r["window_ms"], "p50", "p95"),
+                _ratio(r["append_ms"]["p50"], base["append_ms"]["p50"]) if base else "n/a",
+                _ratio(r["window_ms"]["p50"], base["window_ms"]["p50"]) if base else "n/a",
+            ]
+        )
+    return _table(header, body)
