@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import threading
@@ -15,95 +14,9 @@ from typing import Any, Literal
 from chronica._errors import ChronicumNotFoundError, InvalidArgumentError, StoreError
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
 
-from . import _sqlite_schema
+from . import _sqlite_schema as sql
 
 __all__ = ["SQLiteStore"]
-
-_ACTUM_KINDS = {kind.value: kind for kind in ActumKind}
-_ACTOR_KINDS = {kind.value: kind for kind in ActorKind}
-
-_COLUMNS = "id, kind, actor_kind, actor, content, metadata, at"
-
-# One statement assigns the next seq inside the write transaction and, by selecting from
-# chronica_chronica, inserts nothing when the chronicum is missing (rowcount 0).
-_INSERT = f"""
-    INSERT INTO chronica_acta (chronicum_id, seq, {_COLUMNS}, idempotency_key)
-    SELECT c.id,
-           COALESCE((SELECT MAX(a.seq) FROM chronica_acta a WHERE a.chronicum_id = c.id), 0) + 1,
-           ?, ?, ?, ?, ?, ?, ?, ?
-    FROM chronica_chronica c WHERE c.id = ?
-"""
-_BY_KEY = f"SELECT {_COLUMNS} FROM chronica_acta WHERE chronicum_id = ? AND idempotency_key = ?"
-_CHRONICUM = "SELECT id, owner_id, created_at FROM chronica_chronica WHERE id = ?"
-
-
-def _window_sql(n_kinds: int, n_actors: int) -> str:
-    where = "chronicum_id = ?"
-    if n_kinds:
-        where += f" AND kind IN ({', '.join('?' * n_kinds)})"
-    if n_actors:
-        where += f" AND actor_kind IN ({', '.join('?' * n_actors)})"
-    # Newest first with a LIMIT walks the (chronicum_id, seq) index backwards from its end,
-    # so a window costs the same however long the chronicum is. LIMIT -1 means no limit.
-    return f"SELECT {_COLUMNS} FROM chronica_acta WHERE {where} ORDER BY seq DESC LIMIT ?"
-
-
-_WINDOWS = {(k, a): _window_sql(k, a) for k in range(len(ActumKind) + 1) for a in range(4)}
-
-
-def _utc_text(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
-
-
-def _metadata_text(metadata: Any) -> str:
-    if not metadata:
-        return "{}"
-    return json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))
-
-
-def _row_actum(chronicum_id: str, row: tuple[Any, ...]) -> Actum:
-    actum_id, kind, actor_kind, actor, content, metadata, at = row
-    return Actum(
-        chronicum_id=chronicum_id,
-        kind=_ACTUM_KINDS[kind],
-        actor_kind=_ACTOR_KINDS[actor_kind],
-        actor=actor,
-        content=content,
-        metadata={} if metadata == "{}" else json.loads(metadata),
-        id=actum_id,
-        at=datetime.fromisoformat(at),
-    )
-
-
-def _row_chronicum(row: tuple[Any, ...]) -> Chronicum:
-    return Chronicum(id=row[0], owner_id=row[1], created_at=datetime.fromisoformat(row[2]))
-
-
-def _actum_params(actum: Actum, at: datetime, key: str | None) -> tuple[Any, ...]:
-    return (
-        actum.id,
-        actum.kind.value,
-        actum.actor_kind.value,
-        actum.actor,
-        actum.content,
-        _metadata_text(actum.metadata),
-        _utc_text(at),
-        key,
-        actum.chronicum_id,
-    )
-
-
-def _stamped(actum: Actum, at: datetime) -> Actum:
-    return Actum(
-        chronicum_id=actum.chronicum_id,
-        kind=actum.kind,
-        actor_kind=actum.actor_kind,
-        actor=actum.actor,
-        content=actum.content,
-        metadata=actum.metadata,
-        id=actum.id,
-        at=at,
-    )
 
 
 class SQLiteStore:
@@ -116,13 +29,13 @@ class SQLiteStore:
 
     Durability: with ``synchronous="NORMAL"`` (the default, in WAL mode) an acknowledged
     write survives the process being killed or crashing at any moment, because it is in the
-    write-ahead log before ``record`` returns; on power loss or an OS crash the most recent
-    transactions may be rolled back, but the file is never corrupted. ``synchronous="FULL"``
-    fsyncs the log on every commit, so acknowledged writes also survive power loss, at
-    several times the cost per write.
+    write-ahead log (in the OS page cache) before ``record`` returns; on power loss or an OS
+    crash the most recent transactions may be rolled back, but the file is never corrupted.
+    ``synchronous="FULL"`` fsyncs the log on every commit, so acknowledged writes survive
+    power loss too, at several times the cost per write.
 
-    Threads share the store freely (it pools one connection per concurrently active
-    thread). After ``os.fork`` open a new store in the child rather than using the parent's.
+    Threads share the store freely: it pools one connection per concurrently active thread.
+    After ``os.fork``, open a new store in the child rather than using the parent's.
     """
 
     def __init__(
@@ -146,7 +59,7 @@ class SQLiteStore:
         self._closed = False
         conn = self._connect()
         try:
-            _sqlite_schema.prepare(conn, self._path)
+            sql.prepare(conn, self._path)
             self._configure(conn)
         except BaseException:
             self.close()
@@ -160,34 +73,28 @@ class SQLiteStore:
 
     def create(self, chronicum_id: str, owner_id: str) -> Chronicum:
         """Create the chronicum if absent, in one transaction; return the stored one."""
-        created_at = _utc_text(datetime.now(timezone.utc))
-        with self._connection() as conn:
-            self._write(
-                conn,
-                "INSERT OR IGNORE INTO chronica_chronica (id, owner_id, created_at) "
-                "VALUES (?, ?, ?)",
-                (chronicum_id, owner_id, created_at),
-            )
-            row = conn.execute(_CHRONICUM, (chronicum_id,)).fetchone()
-        return _row_chronicum(row)
+        created_at = sql.utc_text(datetime.now(timezone.utc))
+        with _Lease(self) as conn:
+            with _Immediate(conn):
+                conn.execute(sql.CREATE, (chronicum_id, owner_id, created_at))
+            row = conn.execute(sql.CHRONICUM, (chronicum_id,)).fetchone()
+        return sql.row_chronicum(row)
 
     def get(self, chronicum_id: str) -> Chronicum:
         """Return the chronicum or raise :class:`chronica.ChronicumNotFoundError`."""
-        with self._connection() as conn:
-            row = conn.execute(_CHRONICUM, (chronicum_id,)).fetchone()
+        with _Lease(self) as conn:
+            row = conn.execute(sql.CHRONICUM, (chronicum_id,)).fetchone()
         if row is None:
             raise ChronicumNotFoundError(chronicum_id)
-        return _row_chronicum(row)
+        return sql.row_chronicum(row)
 
     def record(self, actum: Actum) -> Actum:
         """Append ``actum`` with ``at`` stamped now, as the chronicum's next ``seq``."""
         at = datetime.now(timezone.utc)
-        params = _actum_params(actum, at, None)
-        with self._connection() as conn:
-            inserted = self._write(conn, _INSERT, params)
-        if not inserted:
-            raise ChronicumNotFoundError(actum.chronicum_id)
-        return _stamped(actum, at)
+        params = sql.actum_params(actum, at, None)
+        with _Lease(self) as conn, _Immediate(conn):
+            _insert(conn, params)
+        return sql.stamped(actum, at)
 
     def record_once(self, actum: Actum, idempotency_key: str) -> Actum:
         """Append ``actum`` unless ``idempotency_key`` was used in its chronicum.
@@ -196,21 +103,12 @@ class SQLiteStore:
         ``BEGIN IMMEDIATE`` transaction, so racing processes store exactly one.
         """
         at = datetime.now(timezone.utc)
-        params = _actum_params(actum, at, idempotency_key)
-        with self._connection() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                row = conn.execute(_BY_KEY, (actum.chronicum_id, idempotency_key)).fetchone()
-                inserted = row is None and conn.execute(_INSERT, params).rowcount == 1
-                conn.execute("COMMIT")
-            except BaseException:
-                _rollback(conn)
-                raise
-        if row is not None:
-            return _row_actum(actum.chronicum_id, row)
-        if not inserted:
-            raise ChronicumNotFoundError(actum.chronicum_id)
-        return _stamped(actum, at)
+        params = sql.actum_params(actum, at, idempotency_key)
+        with _Lease(self) as conn, _Immediate(conn):
+            row = conn.execute(sql.BY_KEY, (actum.chronicum_id, idempotency_key)).fetchone()
+            if row is None:
+                _insert(conn, params)
+        return sql.stamped(actum, at) if row is None else sql.row_actum(actum.chronicum_id, row)
 
     def acta(
         self,
@@ -223,21 +121,21 @@ class SQLiteStore:
         """Return the chronicum's acta, oldest first, filtered in SQL, then the last ``last_n``."""
         kinds = [ActumKind(k).value for k in set(actum_kinds)] if actum_kinds else []
         actors = [ActorKind(k).value for k in set(actor_kinds)] if actor_kinds else []
-        sql = _WINDOWS[len(kinds), len(actors)]
-        with self._connection() as conn:
-            rows = conn.execute(sql, (chronicum_id, *kinds, *actors, last_n or -1)).fetchall()
-            if not rows and conn.execute(_CHRONICUM, (chronicum_id,)).fetchone() is None:
+        query = sql.window_sql(len(kinds), len(actors))
+        with _Lease(self) as conn:
+            rows = conn.execute(query, (chronicum_id, *kinds, *actors, last_n or -1)).fetchall()
+            if not rows and conn.execute(sql.CHRONICUM, (chronicum_id,)).fetchone() is None:
                 raise ChronicumNotFoundError(chronicum_id)
         rows.reverse()
-        return [_row_actum(chronicum_id, row) for row in rows]
+        return [sql.row_actum(chronicum_id, row) for row in rows]
 
     def chronica(self) -> list[Chronicum]:
         """Every chronicum of every owner, in the order they were created (for export)."""
-        with self._connection() as conn:
+        with _Lease(self) as conn:
             rows = conn.execute(
                 "SELECT id, owner_id, created_at FROM chronica_chronica ORDER BY rowid"
             ).fetchall()
-        return [_row_chronicum(row) for row in rows]
+        return [sql.row_chronicum(row) for row in rows]
 
     def restore(self, chronicum: Chronicum, acta: Sequence[Actum]) -> None:
         """Import a chronicum and its acta exactly as exported: IDs, ``at`` and order kept.
@@ -248,14 +146,15 @@ class SQLiteStore:
         or an actum belongs elsewhere or has no timezone-aware ``at``.
         """
         _check_restorable(chronicum, acta)
-        with self._connection() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._restore(conn, chronicum, acta)
-                conn.execute("COMMIT")
-            except BaseException:
-                _rollback(conn)
-                raise
+        with _Lease(self) as conn, _Immediate(conn):
+            created_at = sql.utc_text(chronicum.created_at)
+            conn.execute(sql.CREATE, (chronicum.id, chronicum.owner_id, created_at))
+            (owner,) = conn.execute(
+                "SELECT owner_id FROM chronica_chronica WHERE id = ?", (chronicum.id,)
+            ).fetchone()
+            if owner != chronicum.owner_id:
+                raise InvalidArgumentError("chronicum", f"{chronicum.id!r} has another owner")
+            conn.executemany(sql.RESTORE, _restore_rows(conn, chronicum.id, acta))
 
     def close(self) -> None:
         """Close every connection; the store cannot be used afterwards."""
@@ -279,42 +178,6 @@ class SQLiteStore:
     def __repr__(self) -> str:
         return f"SQLiteStore({self._path!r}, synchronous={self._synchronous!r})"
 
-    def _restore(
-        self, conn: sqlite3.Connection, chronicum: Chronicum, acta: Sequence[Actum]
-    ) -> None:
-        conn.execute(
-            "INSERT OR IGNORE INTO chronica_chronica (id, owner_id, created_at) VALUES (?, ?, ?)",
-            (chronicum.id, chronicum.owner_id, _utc_text(chronicum.created_at)),
-        )
-        (owner,) = conn.execute(
-            "SELECT owner_id FROM chronica_chronica WHERE id = ?", (chronicum.id,)
-        ).fetchone()
-        if owner != chronicum.owner_id:
-            raise InvalidArgumentError("chronicum", f"{chronicum.id!r} exists with another owner")
-        seen = {
-            actum_id
-            for (actum_id,) in conn.execute(
-                "SELECT id FROM chronica_acta WHERE chronicum_id = ?", (chronicum.id,)
-            )
-        }
-        (seq,) = conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM chronica_acta WHERE chronicum_id = ?",
-            (chronicum.id,),
-        ).fetchone()
-        rows = []
-        for actum in acta:
-            if actum.id in seen:
-                continue
-            seen.add(actum.id)
-            seq += 1
-            assert actum.at is not None  # checked by _check_restorable
-            rows.append((chronicum.id, seq, *_actum_params(actum, actum.at, None)[:-2]))
-        conn.executemany(
-            f"INSERT INTO chronica_acta (chronicum_id, seq, {_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-
     def _connect(self) -> sqlite3.Connection:
         with self._lock:
             if self._closed:
@@ -335,15 +198,13 @@ class SQLiteStore:
         return conn
 
     def _configure(self, conn: sqlite3.Connection) -> None:
+        # Once per connection, never per call: the hot path runs no PRAGMA.
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
-            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA foreign_keys = ON")  # also how a missing chronicum is seen
         except sqlite3.Error as e:
             raise StoreError(f"{self._path}: cannot configure connection: {e}") from e
-
-    def _connection(self) -> _Lease:
-        return _Lease(self)
 
     def _acquire(self) -> sqlite3.Connection:
         try:
@@ -363,18 +224,6 @@ class SQLiteStore:
             if conn in self._all:
                 self._all.remove(conn)
         conn.close()
-
-    @staticmethod
-    def _write(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> bool:
-        """Run one statement in its own BEGIN IMMEDIATE transaction; return whether it wrote."""
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            changed = conn.execute(sql, params).rowcount > 0
-            conn.execute("COMMIT")
-        except BaseException:
-            _rollback(conn)
-            raise
-        return changed
 
 
 class _Lease:
@@ -400,11 +249,56 @@ class _Lease:
             raise StoreError(f"{self._store.path}: {exc}") from exc
 
 
-def _rollback(conn: sqlite3.Connection) -> None:
-    if conn.in_transaction:
-        # If even ROLLBACK fails, the connection stays in a transaction and _release drops it.
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
+class _Immediate:
+    """One ``BEGIN IMMEDIATE`` transaction: the write lock is taken before anything is read."""
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is None:
+            self._conn.execute("COMMIT")
+        elif self._conn.in_transaction:
+            # If even ROLLBACK fails, the connection stays in a transaction and is dropped.
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+
+
+def _insert(conn: sqlite3.Connection, params: tuple[Any, ...]) -> None:
+    try:
+        conn.execute(sql.INSERT, params)
+    except sqlite3.IntegrityError as e:
+        if "FOREIGN KEY" in str(e):  # the only foreign key is the chronicum
+            raise ChronicumNotFoundError(params[0]) from None
+        raise
+
+
+def _restore_rows(
+    conn: sqlite3.Connection, chronicum_id: str, acta: Sequence[Actum]
+) -> list[tuple[Any, ...]]:
+    """Rows for the acta not stored yet, numbered on from the chronicum's last seq."""
+    ids = conn.execute("SELECT id FROM chronica_acta WHERE chronicum_id = ?", (chronicum_id,))
+    seen = {actum_id for (actum_id,) in ids}
+    (seq,) = conn.execute(
+        "SELECT COALESCE(MAX(seq), 0) FROM chronica_acta WHERE chronicum_id = ?", (chronicum_id,)
+    ).fetchone()
+    rows = []
+    for actum in acta:
+        if actum.id not in seen and actum.at is not None:  # at: checked by _check_restorable
+            seen.add(actum.id)
+            seq += 1
+            rows.append((chronicum_id, seq, *sql.actum_params(actum, actum.at, None)[1:-1]))
+    return rows
 
 
 def _check_restorable(chronicum: Chronicum, acta: Sequence[Actum]) -> None:
