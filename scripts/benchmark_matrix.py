@@ -45,6 +45,7 @@ from scripts.matrix import (  # noqa: E402  # after the sys.path fix above  # no
     systems,
 )
 
+FILL_CACHE = peers.NODE_DIR / "fills"
 MATRICES = ("hardware", "environment", "graded", "peers", "sessions")
 
 QUICK: dict[str, Any] = {
@@ -97,12 +98,22 @@ def _measure(
 ) -> dict[str, Any]:
     if name == "hardware":
         rows = hardware.run_hardware(
-            cfg["hardware_sizes"], serial=cfg["serial"], queries=cfg["queries"], seed=seed, log=log
+            cfg["hardware_sizes"],
+            serial=cfg["serial"],
+            queries=cfg["queries"],
+            seed=seed,
+            cache_dir=cfg["cache_dir"],
+            log=log,
         )
         return {"rows": rows}
     if name == "environment":
         rows = environment.run_environment(
-            size=cfg["env_size"], serial=cfg["serial"], queries=cfg["queries"], seed=seed, log=log
+            size=cfg["env_size"],
+            serial=cfg["serial"],
+            queries=cfg["queries"],
+            seed=seed,
+            cache_dir=cfg["cache_dir"],
+            log=log,
         )
         return {"rows": rows, "size": cfg["env_size"]}
     if name == "graded":
@@ -146,6 +157,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--seed", type=int, default=20260601, help="data seed (default %(default)s)"
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help=f"refill large databases instead of reusing {FILL_CACHE} (keyed by write-path hash)",
+    )
     parser.add_argument("--sizes", help="override the hardware sizes, e.g. 0,10000,100000")
     return parser.parse_args(argv)
 
@@ -156,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.setup:
         return _setup()
     cfg = dict(QUICK if args.quick else FULL)
+    cfg["cache_dir"] = None if args.no_cache else str(FILL_CACHE)
     if args.sizes:
         cfg["hardware_sizes"] = [int(s) for s in args.sizes.split(",")]
     chosen = args.only.split(",") if args.only else list(MATRICES)

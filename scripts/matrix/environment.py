@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .hardware import collect, spawn, summarise
+from .hardware import collect, fill_then_measure, spawn, summarise
 
 __all__ = ["VARIANTS", "run_environment"]
 
@@ -33,13 +33,13 @@ def _one(tmp: str, name: str, extra: dict[str, Any], base: dict[str, Any]) -> di
         else str(Path(tmp) / f"env-{len(name)}-{time.time_ns()}.db")
     )
     spec = {**base, "db": db, **{k: v for k, v in extra.items() if k != "memory"}}
-    return {"variant": name, "processes": 1, **summarise(collect(spawn(spec)))}
+    return {"variant": name, "processes": 1, **summarise(fill_then_measure(spec))}
 
 
 def _two_processes(tmp: str, base: dict[str, Any]) -> dict[str, Any]:
     """Fill once, then two workers append and recall on the same file at the same moment."""
     db = str(Path(tmp) / "env-shared.db")
-    collect(spawn({**base, "db": db, "serial": 0, "queries": 0}))
+    collect(spawn({**base, "db": db, "mode": "fill"}))
     half_serial, half_queries = base["serial"] // 2, base["queries"] // 2
     start_at = time.time() + 1.5  # both interpreters are importing chronomem by then
     procs = [
@@ -47,7 +47,6 @@ def _two_processes(tmp: str, base: dict[str, Any]) -> dict[str, Any]:
             {
                 **base,
                 "db": db,
-                "fill": False,
                 "serial": half_serial,
                 "queries": half_queries,
                 "offset": i * half_serial,
@@ -73,10 +72,22 @@ def _two_processes(tmp: str, base: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_environment(
-    *, size: int, serial: int, queries: int, seed: int, log: Callable[[str], None]
+    *,
+    size: int,
+    serial: int,
+    queries: int,
+    seed: int,
+    cache_dir: str | None,
+    log: Callable[[str], None],
 ) -> list[dict[str, Any]]:
     """Every variant on a database pre-filled with ``size`` facts."""
-    base = {"size": size, "serial": serial, "queries": queries, "seed": seed}
+    base = {
+        "size": size,
+        "serial": serial,
+        "queries": queries,
+        "seed": seed,
+        "cache_dir": cache_dir,
+    }
     rows = []
     with tempfile.TemporaryDirectory(prefix="chronomem-bench-") as tmp:
         for name, extra in VARIANTS:

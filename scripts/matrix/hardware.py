@@ -12,7 +12,7 @@ from typing import Any
 
 from .stats import percentiles
 
-__all__ = ["REPO", "run_hardware", "spawn", "summarise"]
+__all__ = ["REPO", "collect", "fill_then_measure", "run_hardware", "spawn", "summarise"]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,6 +36,14 @@ def collect(proc: subprocess.Popen[str]) -> dict[str, Any]:
     return result
 
 
+def fill_then_measure(spec: dict[str, Any]) -> dict[str, Any]:
+    """Fill in one process, measure in a fresh one; the fill time rides along in the result."""
+    filled = collect(spawn({**spec, "mode": "fill"}))
+    raw = collect(spawn(spec))
+    raw["fill_s"] = filled["fill_s"]
+    return raw
+
+
 def summarise(raw: dict[str, Any]) -> dict[str, Any]:
     """Turn a worker's raw samples into throughput and latency percentiles (milliseconds)."""
     ingest, recall = raw["ingest"], raw["recall"]
@@ -47,6 +55,7 @@ def summarise(raw: dict[str, Any]) -> dict[str, Any]:
         "recall_ms": {k: 1000 * v for k, v in percentiles(recall).items()},
         "recall_per_s": len(recall) / sum(recall) if recall else 0.0,
         "peak_rss_mb": raw["peak_rss_mb"],
+        "baseline_rss_mb": raw.get("baseline_rss_mb", 0.0),
         "disk_mb": raw["disk_bytes"] / 1e6,
         "serial": len(ingest),
         "queries": len(recall),
@@ -54,7 +63,13 @@ def summarise(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_hardware(
-    sizes: list[int], *, serial: int, queries: int, seed: int, log: Callable[[str], None]
+    sizes: list[int],
+    *,
+    serial: int,
+    queries: int,
+    seed: int,
+    cache_dir: str | None,
+    log: Callable[[str], None],
 ) -> list[dict[str, Any]]:
     """One worker per size, one after another (never two at once: they would share the CPUs)."""
     rows = []
@@ -62,8 +77,15 @@ def run_hardware(
         for size in sizes:
             log(f"hardware: {size:,} facts + {serial} serial remembers + {queries} recalls")
             db = str(Path(tmp) / f"hw-{size}.db")
-            spec = {"db": db, "size": size, "serial": serial, "queries": queries, "seed": seed}
-            rows.append(summarise(collect(spawn(spec))))
+            spec = {
+                "db": db,
+                "size": size,
+                "serial": serial,
+                "queries": queries,
+                "seed": seed,
+                "cache_dir": cache_dir,
+            }
+            rows.append(summarise(fill_then_measure(spec)))
             for suffix in ("", "-wal", "-shm"):
                 Path(db + suffix).unlink(missing_ok=True)
     return rows

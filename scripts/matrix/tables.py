@@ -52,12 +52,12 @@ def hardware_table(rows: list[dict[str, Any]]) -> list[str]:
         "remember/s",
         "remember p50 / p95 / p99 (ms)",
         "recall p50 / p95 / p99 (ms)",
-        "peak RSS (MB)",
+        "peak RSS MB (at start)",
         "on disk (MB)",
     ]
     body = []
     for r in rows:
-        fill = "-" if not r["size"] else f"{r['fill_s']:.0f} s ({r['size'] / r['fill_s']:,.0f}/s)"
+        fill = "-" if not r["size"] else f"{r['fill_s']:.1f} s ({r['size'] / r['fill_s']:,.0f}/s)"
         body.append(
             [
                 f"{r['size']:,}",
@@ -65,7 +65,7 @@ def hardware_table(rows: list[dict[str, Any]]) -> list[str]:
                 f"{r['ingest_per_s']:,.0f}",
                 _pct(r["ingest_ms"], "p50", "p95", "p99"),
                 _pct(r["recall_ms"], "p50", "p95", "p99"),
-                f"{r['peak_rss_mb']:.0f}",
+                f"{r['peak_rss_mb']:.0f} ({r.get('baseline_rss_mb', 0.0):.0f})",
                 f"{r['disk_mb']:.1f}",
             ]
         )
