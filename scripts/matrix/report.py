@@ -59,7 +59,8 @@ def _hardware(results: dict[str, Any]) -> list[str]:
         "channels and rank fusion under a 200-token budget. The first row starts from an "
         "empty file; the others "
         "are first filled with `import_facts` (the *bulk fill* column, not counted as "
-        "ingestion). Peak RSS is `ru_maxrss` of a fresh process per row (fill included); "
+        "ingestion). Peak RSS is the measuring process's `VmHWM` (a fresh process per row; "
+        "the fill runs in another one), with its RSS before opening the database in brackets; "
         "size on disk counts the database and its WAL. Machine: "
         f"{results['meta']['machine']['CPU']}, {results['meta']['machine']['cores']} cores."
     )

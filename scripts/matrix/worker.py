@@ -105,11 +105,13 @@ def _serial(mem: ChronoMem, spec: dict[str, Any]) -> dict[str, list[float]]:
     return {"ingest": ingest, "recall": recall}
 
 
-def _rss_mb() -> float:
+def _rss_mb(field: str = "VmRSS") -> float:
+    """Resident memory from /proc (VmHWM is the peak). Not ``ru_maxrss``: on Linux a child
+    created by fork+exec inherits its parent's high-water mark, which would be measured."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
-    return 0.0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _disk_bytes(path: str) -> int:
@@ -184,7 +186,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         "size": spec["size"],
         "fill_s": fill_s,
         **samples,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": _rss_mb("VmHWM"),
         "baseline_rss_mb": baseline_mb,
         "disk_bytes": _disk_bytes(path),
     }
