@@ -1,0 +1,95 @@
+"""Deterministic contradiction detection: same entity, same category, same attribute, other value.
+
+A fact like "ThinkPad T14 primary interface is Wi-Fi" is read as a claim: the words before the
+first state verb ("is", "are", "was", "switched to", "set to", ...) minus the entity names form
+the attribute ("primary interface"); the words after it form the value ("wi-fi"). Two active
+facts sharing an entity and category that give the same attribute different values contradict
+each other. Facts without such a verb (or with an empty attribute, as in "Alice is a manager",
+where two values may both be true) never contradict: the rule prefers silence to false alarms.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Sequence
+
+from ._model import Contradiction
+from ._tokens import terms
+
+__all__ = ["conflicting_ids", "find_contradictions", "parse_claim"]
+
+_MARKER = re.compile(
+    r"\b(?:is now|are now|is|are|was|were|equals|switched to|changed to|set to|moved to"
+    r"|became|becomes)\b|[=:]",
+    re.IGNORECASE,
+)
+
+
+def parse_claim(content: str, entity_names: Sequence[str]) -> tuple[str, str] | None:
+    """``(attribute, value)`` of a fact, or ``None`` when it makes no comparable claim."""
+    m = _MARKER.search(content)
+    if m is None:
+        return None
+    entity_terms = {t for name in entity_names for t in terms(name)}
+    attr = [t for t in terms(content[: m.start()]) if t not in entity_terms]
+    value = terms(content[m.end() :])
+    if not attr or not value or not content[: m.start()].strip():
+        return None
+    return " ".join(attr), " ".join(value)
+
+
+def conflicting_ids(
+    conn: sqlite3.Connection,
+    *,
+    owner: str,
+    category: str | None,
+    claim: tuple[str, str] | None,
+    entity_ids: Sequence[int],
+) -> tuple[str, ...]:
+    """Ids of active facts the new claim contradicts (called before the new fact is stored)."""
+    if claim is None or not entity_ids:
+        return ()
+    marks = ",".join("?" * len(entity_ids))
+    rows = conn.execute(
+        f"""SELECT DISTINCT f.id FROM chronomem_facts f
+            JOIN chronomem_fact_entities fe ON fe.fact_rowid = f.rowid
+            WHERE f.owner = ? AND f.attr = ? AND f.invalidated_at IS NULL
+              AND f.category IS ? AND f.value != ? AND fe.entity_id IN ({marks})
+            ORDER BY f.rowid""",
+        (owner, claim[0], category, claim[1], *entity_ids),
+    ).fetchall()
+    return tuple(r[0] for r in rows)
+
+
+def find_contradictions(conn: sqlite3.Connection, owner: str) -> list[Contradiction]:
+    """Every group of active facts that disagree, one group per (fact set, attribute)."""
+    rows = conn.execute(
+        """SELECT e.name, f.category, f.attr,
+                  json_group_array(f.id), json_group_array(f.value)
+           FROM chronomem_facts f
+           JOIN chronomem_fact_entities fe ON fe.fact_rowid = f.rowid
+           JOIN chronomem_entities e ON e.id = fe.entity_id
+           WHERE f.owner = ? AND f.invalidated_at IS NULL AND f.attr IS NOT NULL
+           GROUP BY fe.entity_id, f.category, f.attr
+           HAVING count(DISTINCT f.value) > 1
+           ORDER BY min(f.rowid), e.id""",
+        (owner,),
+    ).fetchall()
+
+    seen: set[tuple[object, ...]] = set()
+    found: list[Contradiction] = []
+    for name, category, attr, ids_json, values_json in rows:
+        ids = tuple(json.loads(ids_json))
+        key = (ids, category, attr)
+        if key in seen:
+            continue
+        seen.add(key)
+        values = sorted(set(json.loads(values_json)))
+        reason = (
+            f"{len(ids)} active facts about {name!r} give different values for "
+            f"{attr!r}: " + " vs ".join(repr(v) for v in values)
+        )
+        found.append(Contradiction(name, category, ids, reason))
+    return found

@@ -1,0 +1,103 @@
+"""One SQLite connection per :class:`~chronomem.ChronoMem`, guarded by a lock.
+
+Durability: WAL with ``synchronous=NORMAL`` by default. A committed fact survives a crash of the
+process; on power loss the last few transactions may roll back (never corrupt). Pass
+``synchronous="FULL"`` for power-loss durability at a write-throughput cost.
+
+Concurrency: threads share the connection through an ``RLock`` (sqlite3 connections are not
+safe for concurrent use). Processes coordinate through SQLite itself: every write is a
+``BEGIN IMMEDIATE`` transaction, so a writer takes the lock up front and others wait up to
+``busy_timeout`` instead of failing with "database is locked" half-way through.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+
+from ._errors import DatabaseError
+from ._schema import check_file, check_tables, migrate
+
+__all__ = ["Database"]
+
+_BUSY_TIMEOUT_MS = 60_000
+_MMAP_BYTES = 256 * 1024 * 1024
+
+
+class Database:
+    """A connection, its lock, and write/read transactions that translate driver errors."""
+
+    def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "NORMAL") -> None:
+        raw = os.fspath(path)
+        self.path = raw if raw == ":memory:" else os.path.expanduser(raw)
+        if synchronous not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
+            raise DatabaseError(f"unknown synchronous mode {synchronous!r}")
+        check_file(self.path)
+        self.lock = threading.RLock()
+        try:
+            self.conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=60
+            )
+        except sqlite3.Error as e:
+            raise DatabaseError(f"cannot open {self.path!r}: {e}") from e
+        try:
+            self._setup(synchronous)
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def _setup(self, synchronous: str) -> None:
+        try:
+            self.conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            check_tables(self.conn, self.path)
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute(f"PRAGMA synchronous = {synchronous}")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            self.conn.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
+        except sqlite3.Error as e:
+            raise DatabaseError(f"cannot use {self.path!r}: {e}") from e
+        with self.write() as conn:
+            check_tables(conn, self.path)
+            migrate(conn)
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A ``BEGIN IMMEDIATE`` transaction: all of it commits, or none of it."""
+        with self.lock:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as e:
+                raise DatabaseError(f"cannot start a write transaction: {e}") from e
+            try:
+                yield self.conn
+                self.conn.execute("COMMIT")
+            except BaseException as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise DatabaseError(f"write failed: {exc}") from exc
+                raise
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: one consistent snapshot across several statements."""
+        with self.lock:
+            try:
+                self.conn.execute("BEGIN")
+            except sqlite3.Error as e:
+                raise DatabaseError(f"cannot start a read transaction: {e}") from e
+            try:
+                yield self.conn
+            except sqlite3.Error as e:
+                raise DatabaseError(f"read failed: {e}") from e
+            finally:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """Release the file; safe to call twice."""
+        with self.lock, contextlib.suppress(sqlite3.Error):
+            self.conn.close()

@@ -1,0 +1,101 @@
+"""Deterministic entity extraction and normalisation (no model, no network).
+
+An entity is a run of proper-noun-like tokens (``Alice``, ``Project Falcon``), a product or model
+code (``ThinkPad T14``, ``TN-2420``), a quoted term, an e-mail address, a URL or an @handle. Its
+key folds case, Unicode compatibility forms and in-word punctuation, so ``TN-2420``, ``tn2420``
+and full-width forms resolve to one entity, and ``ThinkPad T14`` / ``thinkpad t14`` to another.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+
+from ._tokens import STOP_WORDS
+
+__all__ = ["entity_key", "extract_entities", "query_keys"]
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_URL = re.compile(r"\bhttps?://[^\s<>\"']+", re.IGNORECASE)
+_HANDLE = re.compile(r"(?<![\w.@])@\w{2,}")
+_QUOTED = re.compile(r"\"([^\"\n]{2,60})\"|“([^”\n]{2,60})”|(?<!\w)'([^'\n]{2,60})'(?!\w)")
+_TOKEN = re.compile(r"\w(?:[\w.\-']*\w)?")
+_MAX_ENTITIES = 32
+
+
+def entity_key(name: str) -> str:
+    """The normal form two spellings of one entity share."""
+    text = unicodedata.normalize("NFKC", name).casefold().strip()
+    if _EMAIL.fullmatch(text) or text.startswith("@"):
+        return text
+    if _URL.match(text):
+        return text.rstrip("/.,;")
+    words = ("".join(ch for ch in word if ch.isalnum()) for word in text.split())
+    return " ".join(w for w in words if w)
+
+
+def _is_code(tok: str) -> bool:
+    has_digit = any(ch.isdigit() for ch in tok)
+    has_alpha = any(ch.isalpha() for ch in tok)
+    return has_digit and (has_alpha or "-" in tok)
+
+
+def _is_proper(tok: str) -> bool:
+    return tok[0].isupper() or _is_code(tok)
+
+
+def _runs(text: str) -> list[str]:
+    """Maximal runs of adjacent proper-noun-like tokens, without sentence-initial stop words."""
+    runs: list[str] = []
+    current: list[str] = []
+    last_end = 0
+    for m in _TOKEN.finditer(text):
+        tok = m.group().removesuffix("'s").rstrip(".")
+        gap = text[last_end : m.start()]
+        if current and (gap.strip() or not gap):
+            runs.append(" ".join(current))
+            current = []
+        if tok and _is_proper(tok) and not (not current and tok.lower() in STOP_WORDS):
+            current.append(tok)
+        elif current:
+            runs.append(" ".join(current))
+            current = []
+        last_end = m.end()
+    if current:
+        runs.append(" ".join(current))
+    return runs
+
+
+def extract_entities(text: str) -> list[str]:
+    """Entity display names found in ``text``: first spelling wins, one per key, in order."""
+    found: list[str] = []
+    rest = text
+    for pattern in (_URL, _EMAIL, _HANDLE):
+        found.extend(m.group().rstrip("/.,;") for m in pattern.finditer(rest))
+        rest = pattern.sub(" , ", rest)
+    for m in _QUOTED.finditer(rest):
+        found.append(next(g for g in m.groups() if g))
+    found.extend(_runs(_QUOTED.sub(" , ", rest)))
+    seen: set[str] = set()
+    unique: list[str] = []
+    for name in found:
+        key = entity_key(name)
+        if key and key not in seen and key not in STOP_WORDS:
+            seen.add(key)
+            unique.append(name.strip())
+    return unique[:_MAX_ENTITIES]
+
+
+def query_keys(query: str) -> list[str]:
+    """Keys a query may name: its extracted entities plus its content-word uni- and bigrams.
+
+    Queries are often typed in lower case, so plain words are also tried against the entity
+    table (exact key or word prefix); the lookup is an index probe per key, bounded in count.
+    """
+    keys = [entity_key(e) for e in extract_entities(query)]
+    words = [entity_key(w) for w in _TOKEN.findall(query)]
+    content = [w for w in words if w and w not in STOP_WORDS]
+    keys.extend(content)
+    keys.extend(f"{a} {b}" for a, b in itertools.pairwise(content))
+    return [k for k in dict.fromkeys(keys) if k][:16]

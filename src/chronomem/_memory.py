@@ -1,0 +1,303 @@
+"""``ChronoMem``: the public face of the fact memory. It owns every rule; SQL lives elsewhere."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from datetime import datetime
+from types import TracebackType
+from typing import Any
+
+from ._contradictions import find_contradictions
+from ._db import Database
+from ._entities import entity_key
+from ._errors import ChronoMemError, FactNotActiveError, FactNotFoundError, InvalidFactError
+from ._model import Contradiction, Fact, FactId
+from ._records import COLUMNS, parse_record, row_to_fact
+from ._retrieval import Candidate, View, check_weights, fuse
+from ._schema import SCHEMA_VERSION
+from ._tokens import estimate_tokens, pack
+from ._validate import check_fact, check_id, check_opt_text, check_positive, check_text, check_time
+from ._write import SystemClock, insert_fact, prepare
+
+__all__ = ["ChronoMem"]
+
+DEFAULT_LIMIT = 10
+PACK_SCAN = 200
+_EXPORT_BATCH = 1000
+
+
+class ChronoMem:
+    """A bi-temporal fact memory on one SQLite file (shareable with chronica).
+
+    Every method is scoped to ``owner``: another owner's facts behave as if they did not exist.
+    Safe to share between threads; several processes may open the same file.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = "chronomem.db",
+        *,
+        owner: str = "default",
+        token_counter: Callable[[str], int] | None = None,
+        weights: Mapping[str, float] | None = None,
+        synchronous: str = "NORMAL",
+    ) -> None:
+        self.owner = check_text("owner", owner, max_bytes=200)
+        if token_counter is not None and not callable(token_counter):
+            raise InvalidFactError("token_counter", "must be a callable str -> int")
+        self._count: Callable[[str], int] = token_counter or estimate_tokens
+        self.weights = check_weights(weights)
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidFactError("path", "must be a str or os.PathLike")
+        self._db = Database(path, synchronous=synchronous)
+        self._clock = SystemClock()
+
+    @property
+    def path(self) -> str:
+        """The database file (``~`` expanded)."""
+        return self._db.path
+
+    def __enter__(self) -> ChronoMem:
+        return self
+
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the file. Later calls raise :class:`DatabaseError`."""
+        self._db.close()
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def remember(
+        self,
+        content: str,
+        *,
+        category: str | None = None,
+        trust: float = 0.8,
+        confidence: float = 1.0,
+        valid_from: datetime | None = None,
+        entities: Iterable[str] | None = None,
+        source: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> FactId:
+        """Store a fact; ``valid_from`` defaults to now. ``.contradicts`` lists active conflicts."""
+        p = prepare(check_fact(content, category=category, trust=trust, confidence=confidence,
+                               valid_from=valid_from, entities=entities, source=source,
+                               metadata=metadata))  # fmt: skip
+        with self._db.write() as conn:
+            return insert_fact(conn, self.owner, p, system_time=self._clock.now())
+
+    def supersede(
+        self,
+        old_id: str,
+        content: str,
+        *,
+        category: str | None = None,
+        trust: float = 0.8,
+        confidence: float = 1.0,
+        valid_from: datetime | None = None,
+        entities: Iterable[str] | None = None,
+        source: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> FactId:
+        """Replace an active fact in one transaction; the old one ends at the new ``valid_from``."""
+        old = check_id(old_id)
+        p = prepare(check_fact(content, category=category, trust=trust, confidence=confidence,
+                               valid_from=valid_from, entities=entities, source=source,
+                               metadata=metadata))  # fmt: skip
+        with self._db.write() as conn:
+            rowid, old_from = self._active(conn, old)
+            now = self._clock.now()
+            start = p.data.valid_from if p.data.valid_from is not None else now
+            if start < old_from:
+                raise InvalidFactError("valid_from", "is earlier than the superseded fact's")
+            new_id = FactId(os.urandom(16).hex())
+            conn.execute(
+                """UPDATE chronomem_facts SET valid_until = ?, invalidated_at = ?,
+                   superseded_by = ? WHERE rowid = ?""",
+                (start, now, str(new_id), rowid),
+            )
+            return insert_fact(conn, self.owner, p, system_time=now, fact_id=str(new_id))
+
+    def forget(self, fact_id: str, reason: str | None = None) -> None:
+        """Soft-delete: the fact leaves recall but stays in ``timeline``, ``get`` and exports."""
+        fid = check_id(fact_id)
+        why = check_opt_text("reason", reason, max_bytes=2048)
+        with self._db.write() as conn:
+            rowid, _ = self._active(conn, fid)
+            conn.execute(
+                """UPDATE chronomem_facts SET forgotten = 1, forget_reason = ?,
+                   invalidated_at = ? WHERE rowid = ?""",
+                (why, self._clock.now(), rowid),
+            )
+
+    def _active(self, conn: sqlite3.Connection, fact_id: str) -> tuple[int, int]:
+        row = conn.execute(
+            """SELECT rowid, valid_from, forgotten, invalidated_at FROM chronomem_facts
+               WHERE id = ? AND owner = ?""",
+            (fact_id, self.owner),
+        ).fetchone()
+        if row is None:
+            raise FactNotFoundError(fact_id)
+        if row[3] is not None:
+            raise FactNotActiveError(fact_id, "forgotten" if row[2] else "superseded")
+        return int(row[0]), int(row[1])
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def get(self, fact_id: str) -> Fact:
+        """The fact, whatever its state; :class:`FactNotFoundError` if unknown or not yours."""
+        fid = check_id(fact_id)
+        with self._db.read() as conn:
+            row = conn.execute(
+                f"SELECT {COLUMNS} FROM chronomem_facts f WHERE f.id = ? AND f.owner = ?",
+                (fid, self.owner),
+            ).fetchone()
+        if row is None:
+            raise FactNotFoundError(fid)
+        return row_to_fact(row)
+
+    def recall(
+        self,
+        query: str,
+        *,
+        token_budget: int | None = None,
+        limit: int | None = None,
+        active_only: bool = True,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        category: str | None = None,
+    ) -> list[Fact]:
+        """Facts relevant to ``query``, best first, each with ``score``, ``tokens`` and ``ranks``.
+
+        View: by default the active facts (neither superseded nor forgotten); with
+        ``active_only=False`` superseded ones too (forgotten never). ``as_of`` (valid time) and
+        ``known_at`` (system time) select a bi-temporal view and take precedence over
+        ``active_only``. Packing: with ``token_budget``, facts are taken best first and one that
+        does not fit is skipped (first fit), so the total never exceeds the budget; ``limit``
+        caps the count (default 10 when neither is given).
+        """
+        text = check_text("query", query, max_bytes=8192)
+        budget = _check_budget(token_budget)
+        cap = check_positive("limit", limit)
+        if not isinstance(active_only, bool):
+            raise InvalidFactError("active_only", "must be a bool")
+        view = View(
+            owner=self.owner,
+            category=check_opt_text("category", category),
+            active_only=active_only,
+            as_of=check_time("as_of", as_of),
+            known_at=check_time("known_at", known_at),
+        )
+        if cap is None and budget is None:
+            cap = DEFAULT_LIMIT
+        with self._db.read() as conn:
+            ranked = fuse(conn, text, view, self.weights)
+            scan = ranked[: cap if budget is None and cap is not None else PACK_SCAN]
+            facts = self._materialise(conn, scan)
+        return pack(facts, lambda f: f.tokens, budget=budget, limit=cap)
+
+    def _materialise(self, conn: sqlite3.Connection, ranked: list[Candidate]) -> list[Fact]:
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        rows = conn.execute(
+            f"SELECT f.rowid, {COLUMNS} FROM chronomem_facts f WHERE f.rowid IN ({marks})",
+            [c.rowid for c in ranked],
+        ).fetchall()
+        by_rowid = {r[0]: r[1:] for r in rows}
+        return [
+            row_to_fact(by_rowid[c.rowid], score=c.score, tokens=self._tokens(by_rowid[c.rowid][1]),
+                        ranks=dict(c.ranks))
+            for c in ranked
+        ]  # fmt: skip
+
+    def _tokens(self, content: str) -> int:
+        n = self._count(content)
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ChronoMemError(f"token_counter returned {n!r}; expected an int >= 0")
+        return n
+
+    def timeline(self, entity: str) -> list[Fact]:
+        """Every fact about ``entity`` (any spelling of it), active and historical, oldest first."""
+        key = entity_key(check_text("entity", entity, max_bytes=200))
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"""SELECT {COLUMNS} FROM chronomem_facts f
+                    JOIN chronomem_fact_entities fe ON fe.fact_rowid = f.rowid
+                    JOIN chronomem_entities e ON e.id = fe.entity_id
+                    WHERE e.owner = ? AND e.key = ? AND f.owner = ?
+                    ORDER BY f.valid_from, f.system_time, f.rowid""",
+                (self.owner, key, self.owner),
+            ).fetchall()
+        return [row_to_fact(r) for r in rows]
+
+    def contradictions(self) -> list[Contradiction]:
+        """Groups of active facts (same entity, category and attribute) that disagree."""
+        with self._db.read() as conn:
+            return find_contradictions(conn, self.owner)
+
+    def stats(self) -> dict[str, int | str]:
+        """Counts of facts by state and of entities, plus the file and schema version."""
+        with self._db.read() as conn:
+            row = conn.execute(
+                """SELECT count(*), count(*) FILTER (WHERE invalidated_at IS NULL),
+                          count(*) FILTER (WHERE superseded_by IS NOT NULL),
+                          count(*) FILTER (WHERE forgotten = 1)
+                   FROM chronomem_facts WHERE owner = ?""",
+                (self.owner,),
+            ).fetchone()
+            entities = conn.execute(
+                "SELECT count(*) FROM chronomem_entities WHERE owner = ?", (self.owner,)
+            ).fetchone()[0]
+        return {
+            "facts": row[0], "active": row[1], "superseded": row[2], "forgotten": row[3],
+            "entities": entities, "path": self.path, "owner": self.owner,
+            "schema_version": SCHEMA_VERSION,
+        }  # fmt: skip
+
+    def export_facts(self) -> Iterator[dict[str, Any]]:
+        """Every fact of this owner as a JSON-able dict (all times and lineage), oldest first."""
+        last = 0
+        while True:
+            with self._db.read() as conn:
+                rows = conn.execute(
+                    f"""SELECT f.rowid, {COLUMNS} FROM chronomem_facts f
+                        WHERE f.owner = ? AND f.rowid > ? ORDER BY f.rowid LIMIT ?""",
+                    (self.owner, last, _EXPORT_BATCH),
+                ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                record = row_to_fact(row[1:]).to_dict()
+                for key in ("score", "tokens", "ranks"):
+                    del record[key]
+                yield record
+            last = rows[-1][0]
+
+    def import_facts(self, records: Iterable[Mapping[str, Any]]) -> int:
+        """Restore exported facts exactly (ids, times, lineage); all or nothing.
+
+        Ids already present for this owner are skipped, so re-importing is harmless; the
+        return value counts the facts actually inserted.
+        """
+        from ._importing import import_all
+
+        parsed = [parse_record(r) for r in records]
+        with self._db.write() as conn:
+            return import_all(conn, self.owner, parsed)
+
+
+def _check_budget(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidFactError("token_budget", f"must be an int, not {type(value).__name__}")
+    if value < 0:
+        raise InvalidFactError("token_budget", f"must be >= 0, got {value}")
+    return value

@@ -1,0 +1,123 @@
+"""The records chronomem hands out: :class:`Fact`, :class:`FactId`, :class:`Contradiction`.
+
+Times are stored as integer microseconds since the Unix epoch (UTC): exact, sortable and cheap
+to compare in SQL. They surface as timezone-aware UTC datetimes. Naive datetimes given by a
+caller are treated as UTC (documented in the README and the API notes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+__all__ = ["Contradiction", "Fact", "FactId", "from_us", "to_us"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def to_us(moment: datetime) -> int:
+    """Microseconds since the epoch; a naive datetime is read as UTC."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    delta = moment - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_us(micros: int | None) -> datetime | None:
+    """The inverse of :func:`to_us`; ``None`` stays ``None``."""
+    if micros is None:
+        return None
+    return datetime.fromtimestamp(micros // 1_000_000, tz=timezone.utc).replace(
+        microsecond=micros % 1_000_000
+    )
+
+
+class FactId(str):
+    """A new fact's id (a ``str``) that also says which active facts it contradicts.
+
+    ``contradicts`` is chronomem's warning channel: ``remember`` and ``supersede`` never store a
+    conflicting assertion silently; the caller can ``supersede`` or ``forget`` either side.
+    """
+
+    contradicts: tuple[str, ...]
+
+    def __new__(cls, value: str, contradicts: tuple[str, ...] = ()) -> FactId:
+        self = super().__new__(cls, value)
+        self.contradicts = contradicts
+        return self
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One bi-temporal assertion; read as attributes or ``fact["key"]``.
+
+    ``score``, ``tokens`` and ``ranks`` explain a recall result: the fused RRF score, the token
+    count charged against the budget, and the 1-based rank in each channel that found it.
+    """
+
+    id: str
+    content: str
+    category: str | None
+    entities: tuple[str, ...]
+    trust_score: float
+    confidence: float
+    source: str | None
+    metadata: Mapping[str, Any] | None
+    system_time: datetime
+    valid_from: datetime
+    valid_until: datetime | None
+    invalidated_at: datetime | None
+    superseded_by: str | None
+    forgotten: bool
+    forget_reason: str | None
+    score: float = 0.0
+    tokens: int = 0
+    ranks: Mapping[str, int] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in _FIELD_NAMES:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def keys(self) -> tuple[str, ...]:
+        """Field names, so ``dict(fact)``-style code and ``fact["key"]`` agree."""
+        return _FIELD_NAMES
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict: datetimes as ISO-8601 strings, tuples as lists."""
+        return {name: _jsonable(getattr(self, name)) for name in _FIELD_NAMES}
+
+
+_FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Fact))
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """Active facts about one entity and category that assert different values."""
+
+    entity: str
+    category: str | None
+    fact_ids: tuple[str, ...]
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict."""
+        return {
+            "entity": self.entity,
+            "category": self.category,
+            "fact_ids": list(self.fact_ids),
+            "reason": self.reason,
+        }

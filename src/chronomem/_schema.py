@@ -1,0 +1,116 @@
+"""chronomem's tables in a SQLite file it may share with chronica, and how they evolve.
+
+Every name starts with ``chronomem_``; the schema version lives in ``chronomem_schema`` (never
+``PRAGMA user_version``, which two packages cannot share). ``check_file`` runs before anything
+is written, so a file that is not ours is refused byte-for-byte untouched.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from ._errors import DatabaseError
+
+__all__ = ["SCHEMA_VERSION", "check_file", "check_tables", "migrate"]
+
+_HEADER = b"SQLite format 3\x00"
+
+_V1 = """
+CREATE TABLE chronomem_facts (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    owner TEXT NOT NULL,
+    content TEXT NOT NULL,
+    category TEXT,
+    trust REAL NOT NULL,
+    confidence REAL NOT NULL,
+    source TEXT,
+    metadata TEXT,
+    entities TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    attr TEXT,
+    value TEXT,
+    system_time INTEGER NOT NULL,
+    valid_from INTEGER NOT NULL,
+    valid_until INTEGER,
+    invalidated_at INTEGER,
+    superseded_by TEXT REFERENCES chronomem_facts(id) DEFERRABLE INITIALLY DEFERRED,
+    forgotten INTEGER NOT NULL DEFAULT 0,
+    forget_reason TEXT
+);
+CREATE INDEX chronomem_facts_owner_attr ON chronomem_facts(owner, attr)
+    WHERE attr IS NOT NULL AND invalidated_at IS NULL;
+CREATE VIRTUAL TABLE chronomem_fts USING fts5(
+    content, content='chronomem_facts', content_rowid='rowid', tokenize='porter unicode61'
+);
+CREATE TABLE chronomem_entities (
+    id INTEGER PRIMARY KEY,
+    owner TEXT NOT NULL,
+    key TEXT NOT NULL,
+    name TEXT NOT NULL,
+    UNIQUE (owner, key)
+);
+CREATE TABLE chronomem_fact_entities (
+    entity_id INTEGER NOT NULL REFERENCES chronomem_entities(id),
+    fact_rowid INTEGER NOT NULL REFERENCES chronomem_facts(rowid),
+    PRIMARY KEY (entity_id, fact_rowid)
+) WITHOUT ROWID;
+CREATE INDEX chronomem_fact_entities_fact ON chronomem_fact_entities(fact_rowid);
+CREATE TABLE chronomem_entity_links (
+    src INTEGER NOT NULL REFERENCES chronomem_entities(id),
+    dst INTEGER NOT NULL REFERENCES chronomem_entities(id),
+    weight REAL NOT NULL,
+    PRIMARY KEY (src, dst)
+) WITHOUT ROWID;
+"""
+
+# Index i holds the script that takes the schema from version i to i + 1.
+_MIGRATIONS: tuple[str, ...] = (_V1,)
+SCHEMA_VERSION = len(_MIGRATIONS)
+
+
+def check_file(path: str) -> None:
+    """Refuse, without writing, a file that exists but is not a SQLite database."""
+    if path == ":memory:" or path.startswith("file:"):
+        return
+    p = Path(path)
+    if not p.exists():
+        return
+    if p.is_dir():
+        raise DatabaseError(f"{path!r} is a directory, not a SQLite file")
+    with p.open("rb") as fh:
+        head = fh.read(len(_HEADER))
+    if head and head != _HEADER:
+        raise DatabaseError(f"{path!r} is not a SQLite database")
+
+
+def check_tables(conn: sqlite3.Connection, path: str) -> None:
+    """Refuse a foreign database (tables, none of ours or chronica's) or a newer schema."""
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if names and not names & {"chronica_schema", "chronomem_schema"}:
+        raise DatabaseError(f"{path!r} belongs to another application (no chronomem tables)")
+    version = _version(conn) if "chronomem_schema" in names else 0
+    if version > SCHEMA_VERSION:
+        raise DatabaseError(
+            f"{path!r} has chronomem schema version {version}; this code knows {SCHEMA_VERSION}"
+        )
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT max(version) FROM chronomem_schema").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Bring chronomem's tables to ``SCHEMA_VERSION`` inside the caller's write transaction."""
+    conn.execute("CREATE TABLE IF NOT EXISTS chronomem_schema (version INTEGER NOT NULL)")
+    version = _version(conn)
+    if version > SCHEMA_VERSION:
+        raise DatabaseError(f"chronomem schema version {version} is newer than {SCHEMA_VERSION}")
+    for step in range(version, SCHEMA_VERSION):
+        for statement in _MIGRATIONS[step].split(";\n"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute("DELETE FROM chronomem_schema")
+        conn.execute("INSERT INTO chronomem_schema (version) VALUES (?)", (step + 1,))

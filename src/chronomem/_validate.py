@@ -1,0 +1,153 @@
+"""Argument checks, all before any write: a bad argument raises and leaves the file untouched.
+
+Limits: content at most 64 KiB of UTF-8, metadata at most 64 KiB of JSON, at most 32 entities of
+at most 200 characters each. Text must be valid Unicode (no lone surrogates) without NUL bytes.
+Naive datetimes are accepted and read as UTC.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ._errors import InvalidFactError
+from ._model import to_us
+
+__all__ = [
+    "MAX_CONTENT_BYTES",
+    "FactInput",
+    "check_fact",
+    "check_id",
+    "check_opt_text",
+    "check_positive",
+    "check_text",
+    "check_time",
+]
+
+MAX_CONTENT_BYTES = 64 * 1024
+MAX_METADATA_BYTES = 64 * 1024
+MAX_ENTITIES = 32
+MAX_SHORT_TEXT = 200
+
+
+@dataclass(frozen=True)
+class FactInput:
+    """A validated ``remember``/``supersede`` payload, ready to store."""
+
+    content: str
+    category: str | None
+    trust: float
+    confidence: float
+    valid_from: int | None
+    entities: tuple[str, ...] | None
+    source: str | None
+    metadata: str | None
+
+
+def check_text(field: str, value: object, *, max_bytes: int = MAX_CONTENT_BYTES) -> str:
+    """A non-blank str without NUL or lone surrogates, within ``max_bytes`` of UTF-8."""
+    if not isinstance(value, str):
+        raise InvalidFactError(field, f"must be a str, not {type(value).__name__}")
+    if not value.strip():
+        raise InvalidFactError(field, "must not be empty or only whitespace")
+    if "\x00" in value:
+        raise InvalidFactError(field, "must not contain NUL characters")
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError as e:
+        raise InvalidFactError(field, "must be valid Unicode (lone surrogate)") from e
+    if size > max_bytes:
+        raise InvalidFactError(field, f"is {size} bytes; the limit is {max_bytes}")
+    return value
+
+
+def check_opt_text(field: str, value: object, *, max_bytes: int = MAX_SHORT_TEXT) -> str | None:
+    """``None`` or a valid short text."""
+    return None if value is None else check_text(field, value, max_bytes=max_bytes)
+
+
+def _check_unit(field: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidFactError(field, f"must be a number, not {type(value).__name__}")
+    number = float(value)
+    if math.isnan(number) or not 0.0 <= number <= 1.0:
+        raise InvalidFactError(field, f"must be between 0 and 1, got {value!r}")
+    return number
+
+
+def check_time(field: str, value: object) -> int | None:
+    """``None`` or a datetime (naive means UTC) as epoch microseconds."""
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise InvalidFactError(field, f"must be a datetime, not {type(value).__name__}")
+    try:
+        return to_us(value)
+    except (OverflowError, ValueError) as e:
+        raise InvalidFactError(field, "is out of range") from e
+
+
+def check_positive(field: str, value: object) -> int | None:
+    """``None`` or an int >= 1."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidFactError(field, f"must be an int, not {type(value).__name__}")
+    if value < 1:
+        raise InvalidFactError(field, f"must be at least 1, got {value}")
+    return value
+
+
+def check_id(value: object) -> str:
+    """A fact id must be a str; whether it exists is the store's question."""
+    if not isinstance(value, str) or not value or len(value) > MAX_SHORT_TEXT:
+        raise InvalidFactError("fact_id", "must be a non-empty str")
+    return value
+
+
+def _check_entities(value: object) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InvalidFactError("entities", "must be an iterable of str (not a single str)")
+    names = tuple(value)
+    if len(names) > MAX_ENTITIES:
+        raise InvalidFactError("entities", f"at most {MAX_ENTITIES} entities")
+    for name in names:
+        check_text("entities", name, max_bytes=MAX_SHORT_TEXT)
+    return names
+
+
+def _check_metadata(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        raise InvalidFactError("metadata", "must be a mapping with str keys")
+    try:
+        text = json.dumps(dict(value), allow_nan=False, sort_keys=True, ensure_ascii=False)
+        size = len(text.encode("utf-8"))
+    except (TypeError, ValueError, UnicodeEncodeError) as e:
+        raise InvalidFactError("metadata", f"must be JSON-serialisable: {e}") from e
+    if size > MAX_METADATA_BYTES or "\x00" in text:
+        raise InvalidFactError(
+            "metadata", f"is {size} bytes or holds NUL; limit {MAX_METADATA_BYTES}"
+        )
+    return text
+
+
+def check_fact(content: object, **options: Any) -> FactInput:
+    """Validate every field of a new fact; raises :class:`InvalidFactError` naming the field."""
+    return FactInput(
+        content=check_text("content", content),
+        category=check_opt_text("category", options["category"]),
+        trust=_check_unit("trust", options["trust"]),
+        confidence=_check_unit("confidence", options["confidence"]),
+        valid_from=check_time("valid_from", options["valid_from"]),
+        entities=_check_entities(options["entities"]),
+        source=check_opt_text("source", options["source"], max_bytes=2048),
+        metadata=_check_metadata(options["metadata"]),
+    )

@@ -1,0 +1,135 @@
+"""Storing one fact: its row, its FTS entry, its entities and their co-occurrence links.
+
+Everything here runs inside the caller's ``BEGIN IMMEDIATE`` transaction, so a fact and all of
+its index entries appear together or not at all.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+
+from ._contradictions import conflicting_ids, parse_claim
+from ._entities import entity_key, extract_entities
+from ._model import FactId
+from ._tokens import terms
+from ._validate import FactInput
+
+__all__ = ["Prepared", "SystemClock", "insert_fact", "prepare"]
+
+
+class SystemClock:
+    """Epoch microseconds, strictly increasing within the process (ties broken by +1 µs)."""
+
+    def __init__(self) -> None:
+        self._last = 0
+        self._lock = threading.Lock()
+
+    def now(self) -> int:
+        """The next system time."""
+        with self._lock:
+            self._last = max(time.time_ns() // 1000, self._last + 1)
+            return self._last
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Everything derived from a fact's text before the transaction starts (no I/O)."""
+
+    data: FactInput
+    names: tuple[str, ...]
+    keys: tuple[str, ...]
+    caller_named: bool
+    terms: str
+    claim: tuple[str, str] | None
+
+
+def prepare(data: FactInput) -> Prepared:
+    """Extract entities (unless the caller named them), Jaccard terms and the claim."""
+    caller_named = data.entities is not None
+    raw = data.entities if data.entities is not None else tuple(extract_entities(data.content))
+    names: list[str] = []
+    keys: list[str] = []
+    for name in raw:
+        key = entity_key(name)
+        if key and key not in keys:
+            names.append(name.strip())
+            keys.append(key)
+    return Prepared(
+        data=data,
+        names=tuple(names),
+        keys=tuple(keys),
+        caller_named=caller_named,
+        terms=" ".join(sorted(set(terms(data.content)))),
+        claim=parse_claim(data.content, names),
+    )
+
+
+def _entity_ids(conn: sqlite3.Connection, owner: str, p: Prepared) -> list[int]:
+    ids = []
+    for name, key in zip(p.names, p.keys, strict=True):
+        row = conn.execute(
+            """INSERT INTO chronomem_entities (owner, key, name) VALUES (?, ?, ?)
+               ON CONFLICT (owner, key) DO UPDATE
+               SET name = CASE WHEN ? THEN excluded.name ELSE name END
+               RETURNING id""",
+            (owner, key, name, p.caller_named),
+        ).fetchone()
+        ids.append(int(row[0]))
+    return ids
+
+
+def insert_fact(
+    conn: sqlite3.Connection,
+    owner: str,
+    p: Prepared,
+    *,
+    system_time: int,
+    fact_id: str | None = None,
+    lineage: tuple[int | None, int | None, str | None, bool, str | None] = (
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+) -> FactId:
+    """Insert the fact and its index entries; returns its id with the facts it contradicts."""
+    fid = fact_id or uuid.uuid4().hex
+    entity_ids = _entity_ids(conn, owner, p)
+    contradicts = conflicting_ids(
+        conn, owner=owner, category=p.data.category, claim=p.claim, entity_ids=entity_ids
+    )
+    d = p.data
+    valid_until, invalidated_at, superseded_by, forgotten, reason = lineage
+    attr, value = p.claim if p.claim else (None, None)
+    cur = conn.execute(
+        """INSERT INTO chronomem_facts (id, owner, content, category, trust, confidence, source,
+               metadata, entities, terms, attr, value, system_time, valid_from, valid_until,
+               invalidated_at, superseded_by, forgotten, forget_reason)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        (
+            fid, owner, d.content, d.category, d.trust, d.confidence, d.source, d.metadata,
+            json.dumps(p.names, ensure_ascii=False), p.terms, attr, value, system_time,
+            d.valid_from if d.valid_from is not None else system_time,
+            valid_until, invalidated_at, superseded_by, int(forgotten), reason,
+        ),
+    )  # fmt: skip
+    rowid = cur.lastrowid
+    conn.execute("INSERT INTO chronomem_fts (rowid, content) VALUES (?, ?)", (rowid, d.content))
+    conn.executemany(
+        "INSERT INTO chronomem_fact_entities (entity_id, fact_rowid) VALUES (?, ?)",
+        [(e, rowid) for e in entity_ids],
+    )
+    if len(entity_ids) > 1:
+        conn.executemany(
+            """INSERT INTO chronomem_entity_links (src, dst, weight) VALUES (?, ?, 1.0)
+               ON CONFLICT (src, dst) DO UPDATE SET weight = weight + 1.0""",
+            list(itertools.permutations(entity_ids, 2)),
+        )
+    return FactId(fid, contradicts)

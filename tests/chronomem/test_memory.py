@@ -1,0 +1,231 @@
+"""The core lifecycle: remember, supersede, forget, get, timeline, stats, export/import."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chronomem import (
+    ChronoMem,
+    Fact,
+    FactId,
+    FactNotActiveError,
+    FactNotFoundError,
+    InvalidFactError,
+)
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> Iterator[ChronoMem]:
+    with ChronoMem(tmp_path / "m.db") as m:
+        yield m
+
+
+def test_seed_snippet_runs_verbatim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    from chronomem import ChronoMem
+
+    with ChronoMem("agent_memory.db") as mem:
+        # 1. Ingest fact
+        f1 = mem.remember("ThinkPad T14 primary interface is Wi-Fi", category="net")
+
+        # 2. Invalidate and supersede upon state change
+        f2 = mem.supersede(
+            f1, "ThinkPad T14 primary interface switched to Ethernet", category="net"
+        )
+
+        # 3. Query active facts with token constraint
+        facts = mem.recall("ThinkPad network interface", token_budget=150, active_only=True)
+        for f in facts:
+            print(f"[{f['trust_score']:.1f}] {f['content']}")
+
+        # 4. Audit lineage
+        history = mem.timeline("ThinkPad T14")
+        assert len(history) == 2
+    assert [f.id for f in facts] == [f2]
+    assert [h.id for h in history] == [f1, f2]
+
+
+def test_remember_returns_fact_id_and_get_round_trips(mem: ChronoMem) -> None:
+    fid = mem.remember(
+        "Alice Smith owns the TN-2420 printer",
+        category="office",
+        trust=0.9,
+        confidence=0.7,
+        source="chat",
+        metadata={"k": [1, 2]},
+    )
+    assert isinstance(fid, FactId)
+    assert isinstance(fid, str)
+    assert fid.contradicts == ()
+    fact = mem.get(fid)
+    assert isinstance(fact, Fact)
+    assert fact["content"] == fact.content == "Alice Smith owns the TN-2420 printer"
+    assert fact.category == "office"
+    assert fact.trust_score == 0.9
+    assert fact.confidence == 0.7
+    assert fact.source == "chat"
+    assert fact.metadata == {"k": [1, 2]}
+    assert set(fact.entities) == {"Alice Smith", "TN-2420"}
+    assert fact.system_time.tzinfo is not None
+    assert fact.valid_from == fact.system_time
+    assert fact.valid_until is None
+    assert fact.invalidated_at is None
+    assert fact.superseded_by is None
+    assert not fact.forgotten
+    assert fact.score == 0.0
+    assert fact.ranks == {}
+    json.dumps(fact.to_dict())
+    with pytest.raises(KeyError):
+        fact["nope"]
+
+
+def test_supersede_closes_old_fact_in_one_step(mem: ChronoMem) -> None:
+    old = mem.remember("ThinkPad T14 primary interface is Wi-Fi", category="net")
+    new = mem.supersede(old, "ThinkPad T14 primary interface switched to Ethernet", category="net")
+    before, after = mem.get(old), mem.get(new)
+    assert before.superseded_by == new
+    assert before.valid_until == after.valid_from
+    assert before.invalidated_at == after.system_time
+    assert after.superseded_by is None
+    assert new.contradicts == ()
+
+
+def test_superseding_twice_is_an_error(mem: ChronoMem) -> None:
+    old = mem.remember("Bob's desk is on floor 2")
+    mem.supersede(old, "Bob's desk is on floor 3")
+    with pytest.raises(FactNotActiveError):
+        mem.supersede(old, "Bob's desk is on floor 4")
+    with pytest.raises(FactNotActiveError):
+        mem.forget(old)
+    assert mem.stats()["facts"] == 2
+
+
+def test_forget_is_soft(mem: ChronoMem) -> None:
+    fid = mem.remember("Carol prefers the Zebra ZT410 printer")
+    mem.forget(fid, reason="wrong person")
+    fact = mem.get(fid)
+    assert fact.forgotten
+    assert fact.forget_reason == "wrong person"
+    assert fact.invalidated_at is not None
+    assert mem.recall("Zebra printer") == []
+    assert mem.recall("Zebra printer", active_only=False) == []
+    assert [f.id for f in mem.timeline("Zebra ZT410")] == [fid]
+    with pytest.raises(FactNotActiveError):
+        mem.forget(fid)
+    with pytest.raises(FactNotActiveError):
+        mem.supersede(fid, "Carol prefers the Zebra ZT411 printer")
+
+
+def test_unknown_ids(mem: ChronoMem) -> None:
+    for call in (
+        lambda: mem.get("nope"),
+        lambda: mem.forget("nope"),
+        lambda: mem.supersede("nope", "x is y"),
+    ):
+        with pytest.raises(FactNotFoundError):
+            call()
+
+
+def test_owners_are_isolated(tmp_path: Path) -> None:
+    path = tmp_path / "shared.db"
+    with ChronoMem(path, owner="alice") as a, ChronoMem(path, owner="bob") as b:
+        fid = a.remember("Project Falcon uses PostgreSQL")
+        assert b.recall("Project Falcon") == []
+        assert b.timeline("Project Falcon") == []
+        for call in (lambda: b.get(fid), lambda: b.forget(fid), lambda: b.supersede(fid, "x")):
+            with pytest.raises(FactNotFoundError):
+                call()
+        assert b.stats()["facts"] == 0
+        assert list(b.export_facts()) == []
+        assert a.get(fid).id == fid
+
+
+def test_recall_explains_itself(mem: ChronoMem) -> None:
+    mem.remember("Project Falcon uses PostgreSQL 15 for storage")
+    mem.remember("The cafeteria opens at 8am")
+    [hit] = mem.recall("Which database does Project Falcon use?", limit=1)
+    assert hit.content.startswith("Project Falcon")
+    assert hit.score > 0
+    assert hit.tokens > 0
+    assert hit.ranks["bm25"] == 1
+    assert hit.ranks["entity"] == 1
+
+
+def test_timeline_resolves_spelling_variants(mem: ChronoMem) -> None:
+    a = mem.remember("The TN-2420 toner is low")
+    b = mem.remember("Replaced the toner of tn2420 today", entities=["tn 2420", "TN2420"])
+    assert [f.id for f in mem.timeline("TN-2420")] == [a, b]
+    assert [f.id for f in mem.timeline("tn2420")] == [a, b]
+    assert [f.id for f in mem.timeline("ＴＮ－２４２０")] == [a, b]  # noqa: RUF001 -- full-width on purpose
+    assert [f.id for f in mem.timeline("TN 2420")] == [b]
+    assert mem.get(b).entities == ("tn 2420", "TN2420")
+
+
+def test_stats(mem: ChronoMem) -> None:
+    a = mem.remember("Dana is in Berlin")
+    mem.supersede(a, "Dana is in Paris")
+    mem.forget(mem.remember("Eve likes tea"))
+    stats = mem.stats()
+    assert stats["facts"] == 3
+    assert stats["active"] == 1
+    assert stats["superseded"] == 1
+    assert stats["forgotten"] == 1
+    assert int(stats["entities"]) >= 3
+
+
+def test_export_import_is_lossless(mem: ChronoMem, tmp_path: Path) -> None:
+    a = mem.remember("Dana is in Berlin", metadata={"x": 1}, source="s", category="loc")
+    b = mem.supersede(a, "Dana is in Paris", category="loc")
+    mem.forget(mem.remember("Eve likes tea"), reason="old")
+    exported = list(mem.export_facts())
+    json.dumps(exported)
+    with ChronoMem(tmp_path / "copy.db") as other:
+        assert other.import_facts(json.loads(json.dumps(exported))) == 3
+        assert other.import_facts(exported) == 0
+        assert list(other.export_facts()) == exported
+        assert [f.id for f in other.timeline("Dana")] == [a, b]
+        assert [f.id for f in other.recall("Dana")] == [b]
+
+
+def test_import_is_all_or_nothing(mem: ChronoMem) -> None:
+    good = {
+        "id": "x1",
+        "content": "Zed is here",
+        "system_time": "2024-01-01T00:00:00+00:00",
+        "valid_from": "2024-01-01T00:00:00+00:00",
+    }
+    bad = {**good, "id": "x2", "trust_score": 7}
+    with pytest.raises(InvalidFactError) as info:
+        mem.import_facts([good, bad])
+    assert info.value.field == "trust"
+    dangling = {**good, "superseded_by": "ghost", "invalidated_at": good["system_time"]}
+    with pytest.raises(InvalidFactError):
+        mem.import_facts([dangling])
+    assert mem.stats()["facts"] == 0
+
+
+def test_close_releases_and_reopens(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    mem = ChronoMem(path)
+    fid = mem.remember("Frank uses Vim")
+    mem.close()
+    mem.close()
+    with ChronoMem(str(path)) as again:
+        assert again.get(fid).content == "Frank uses Vim"
+
+
+def test_in_memory_database() -> None:
+    with ChronoMem(":memory:") as mem:
+        fid = mem.remember("Gina uses Emacs")
+        assert mem.get(fid).content == "Gina uses Emacs"
+
+
+def test_custom_token_counter(tmp_path: Path) -> None:
+    with ChronoMem(tmp_path / "m.db", token_counter=lambda s: 7) as mem:
+        mem.remember("Hank drives a Volvo XC90")
+        [hit] = mem.recall("Volvo")
+        assert hit.tokens == 7

@@ -1,0 +1,124 @@
+"""Time travel: valid time (``as_of``), system time (``known_at``) and both together."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from chronomem import ChronoMem, Fact, InvalidFactError
+
+JAN = datetime(2024, 1, 1, tzinfo=timezone.utc)
+MAR = datetime(2024, 3, 1, tzinfo=timezone.utc)
+JUN = datetime(2024, 6, 1, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> Iterator[ChronoMem]:
+    with ChronoMem(tmp_path / "t.db") as m:
+        yield m
+
+
+def _now() -> datetime:
+    # System times are microsecond-stamped; a short pause makes "between two writes" unambiguous.
+    time.sleep(0.002)
+    moment = datetime.now(timezone.utc)
+    time.sleep(0.002)
+    return moment
+
+
+def ids(facts: list[Fact]) -> list[str]:
+    return [f.id for f in facts]
+
+
+def test_as_of_answers_from_valid_time(mem: ChronoMem) -> None:
+    berlin = mem.remember("Dana lives in Berlin", valid_from=JAN)
+    paris = mem.supersede(berlin, "Dana lives in Paris", valid_from=MAR)
+    assert ids(mem.recall("Where does Dana live?", as_of=JAN + timedelta(days=10))) == [berlin]
+    assert ids(mem.recall("Where does Dana live?", as_of=JUN)) == [paris]
+    assert ids(mem.recall("Where does Dana live?", as_of=MAR)) == [paris]
+    assert mem.recall("Where does Dana live?", as_of=JAN - timedelta(days=1)) == []
+    assert ids(mem.recall("Where does Dana live?")) == [paris]
+
+
+def test_naive_datetimes_are_utc(mem: ChronoMem) -> None:
+    fid = mem.remember("Dana lives in Rome", valid_from=datetime(2024, 1, 1))
+    assert mem.get(fid).valid_from == JAN
+    assert ids(mem.recall("Dana", as_of=datetime(2024, 1, 2))) == [fid]
+
+
+def test_known_at_ignores_later_supersede(mem: ChronoMem) -> None:
+    wifi = mem.remember("ThinkPad T14 primary interface is Wi-Fi", category="net")
+    s1 = _now()
+    eth = mem.supersede(wifi, "ThinkPad T14 primary interface switched to Ethernet", category="net")
+    s2 = _now()
+    assert ids(mem.recall("ThinkPad interface", known_at=s1)) == [wifi]
+    assert ids(mem.recall("ThinkPad interface", known_at=s2)) == [eth]
+    assert ids(mem.recall("ThinkPad interface")) == [eth]
+
+
+def test_known_at_hides_facts_recorded_later(mem: ChronoMem) -> None:
+    s0 = _now()
+    fid = mem.remember("Ivan joined the Orion team")
+    assert mem.recall("Orion team", known_at=s0) == []
+    assert ids(mem.recall("Orion team", known_at=_now())) == [fid]
+
+
+def test_known_at_sees_a_fact_before_it_was_forgotten(mem: ChronoMem) -> None:
+    fid = mem.remember("Judy owns the Apollo repo")
+    s1 = _now()
+    mem.forget(fid)
+    assert ids(mem.recall("Apollo repo", known_at=s1)) == [fid]
+    assert mem.recall("Apollo repo", known_at=_now()) == []
+    assert mem.recall("Apollo repo") == []
+
+
+def test_full_bitemporal_query(mem: ChronoMem) -> None:
+    # Recorded late: on s1 we believed Berlin from January on; at s2 we learned she moved in March.
+    berlin = mem.remember("Dana lives in Berlin", valid_from=JAN)
+    s1 = _now()
+    paris = mem.supersede(berlin, "Dana lives in Paris", valid_from=MAR)
+    s2 = _now()
+    q = "Where does Dana live?"
+    assert ids(mem.recall(q, as_of=JUN, known_at=s1)) == [berlin]  # not yet known she moved
+    assert ids(mem.recall(q, as_of=JUN, known_at=s2)) == [paris]
+    assert ids(mem.recall(q, as_of=JAN + timedelta(days=1), known_at=s2)) == [berlin]
+    assert ids(mem.recall(q, as_of=JAN + timedelta(days=1), known_at=s1)) == [berlin]
+
+
+def test_active_only_false_includes_history_but_not_forgotten(mem: ChronoMem) -> None:
+    old = mem.remember("Kim uses Slack", valid_from=JAN)
+    new = mem.supersede(old, "Kim uses Teams", valid_from=MAR)
+    gone = mem.remember("Kim uses IRC")
+    mem.forget(gone)
+    assert set(ids(mem.recall("Kim uses", active_only=False))) == {old, new}
+    assert ids(mem.recall("Kim uses")) == [new]
+
+
+def test_supersede_cannot_start_before_the_old_fact(mem: ChronoMem) -> None:
+    old = mem.remember("Leo is in Oslo", valid_from=MAR)
+    with pytest.raises(InvalidFactError) as info:
+        mem.supersede(old, "Leo is in Bergen", valid_from=JAN)
+    assert info.value.field == "valid_from"
+    assert mem.stats()["facts"] == 1
+    assert mem.get(old).superseded_by is None
+
+
+def test_timeline_is_oldest_first_with_lineage(mem: ChronoMem) -> None:
+    a = mem.remember("Mia works at Initech", valid_from=JAN)
+    b = mem.supersede(a, "Mia works at Globex", valid_from=MAR)
+    c = mem.supersede(b, "Mia works at Umbrella", valid_from=JUN)
+    history = mem.timeline("Mia")
+    assert ids(history) == [a, b, c]
+    assert [f.superseded_by for f in history] == [b, c, None]
+    assert [f.valid_until for f in history] == [MAR, JUN, None]
+
+
+def test_category_filter_is_inside_the_query(mem: ChronoMem) -> None:
+    for i in range(30):
+        mem.remember(f"Nora note {i} about the Zephyr build", category="noise")
+    wanted = mem.remember("Nora owns the Zephyr build", category="owner")
+    assert ids(mem.recall("Zephyr build", category="owner", limit=1)) == [wanted]
