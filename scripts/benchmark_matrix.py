@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -162,6 +163,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help=f"refill large databases instead of reusing {FILL_CACHE} (keyed by write-path hash)",
     )
+    parser.add_argument(
+        "--render-only", action="store_true", help="redraw report and plots from results.json"
+    )
     parser.add_argument("--sizes", help="override the hardware sizes, e.g. 0,10000,100000")
     return parser.parse_args(argv)
 
@@ -181,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"unknown matrix: {', '.join(sorted(unknown))}")
     out: Path = args.out or (REPO / "bench" / ("quick" if args.quick else ""))
     out.mkdir(parents=True, exist_ok=True)
+    if args.render_only:
+        _render(json.loads((out / "results.json").read_text()), out)
+        return 0
     _preflight()
     started = time.monotonic()
     log = _log_fn(started)
@@ -193,7 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="chronomem-bench-") as tmp:
         for name in chosen:
             section_started = time.monotonic()
+            load = os.getloadavg()[0]  # other work on the machine skews absolute times
             results[name] = _measure(name, cfg, args.seed, log, Path(tmp))
+            results[name]["load_before"] = load
             results[name]["seconds"] = time.monotonic() - section_started
             results[name]["mode"] = "quick" if args.quick else "full"
     results["meta"] = {
@@ -204,10 +213,14 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": sum(results[m].get("seconds", 0.0) for m in MATRICES if m in results),
     }
     results_file.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
-    (out / "results.md").write_text(report.render(results))
-    written = plots.draw_all(results, out)
-    log(f"wrote {out / 'results.md'}, {results_file.name} and {len(written)} plots")
+    _render(results, out)
+    log(f"wrote {out / 'results.md'}, {results_file.name} and the plots")
     return 0
+
+
+def _render(results: dict[str, Any], out: Path) -> None:
+    (out / "results.md").write_text(report.render(results))
+    plots.draw_all(results, out)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from .tables import (
     environment_table,
     graded_table,
     hardware_table,
+    key_table,
     losses,
     peer_tables,
     session_table,
@@ -17,6 +18,7 @@ from .tables import (
 
 __all__ = ["render"]
 
+_MATRICES = ("hardware", "environment", "graded", "peers", "sessions")
 _INTRO = """\
 # chronomem benchmark matrix
 
@@ -38,6 +40,17 @@ def _machine(results: dict[str, Any]) -> list[str]:
         f"took {meta['seconds']:.0f} s in total.",
         "",
     ]
+    loads = [
+        f"{m} {results[m]['load_before']:.1f}"
+        for m in _MATRICES
+        if m in results and "load_before" in results[m]
+    ]
+    if loads:
+        lines += [
+            "1-minute load average when each matrix started (anything well above 0 means "
+            f"other work shared the CPUs): {', '.join(loads)}.",
+            "",
+        ]
     return lines
 
 
@@ -164,6 +177,14 @@ def render(results: dict[str, Any]) -> str:
     """The whole report as Markdown."""
     lines = [_INTRO.format(seed=results["meta"]["seed"])]
     lines += _machine(results)
+    key = key_table(results)
+    if key:
+        lines += _section(
+            "Key results",
+            key,
+            f"Machine: {results['meta']['machine']['CPU']}, "
+            f"{results['meta']['machine']['cores']} cores; details below.",
+        )
     for part in (_hardware, _environment, _graded, _comparative, _peers):
         lines += part(results)
     return "\n".join(lines).rstrip() + "\n"

@@ -11,6 +11,7 @@ __all__ = [
     "environment_table",
     "graded_table",
     "hardware_table",
+    "key_table",
     "losses",
     "peer_tables",
     "session_table",
@@ -274,3 +275,46 @@ def session_table(rows: list[dict[str, Any]]) -> list[str]:
             ]
         )
     return _table(header, body)
+
+
+def _graded_row(systems: dict[str, Any], label: str, pick: Any) -> list[str]:
+    return [label, *[pick(systems[n]) if n in systems else "n/a" for n in SYSTEM_ORDER[::-1]]]
+
+
+def key_table(results: dict[str, Any]) -> list[str]:
+    """The README's table: quality and staleness side by side, latency with its machine."""
+    out: list[str] = []
+    graded = results.get("graded")
+    if graded:
+        systems = graded["systems"]
+        header = ["graded evaluation", *SYSTEM_ORDER[::-1]]
+        rows = [
+            _graded_row(systems, "hit@1, all tiers", lambda s: _num(s["overall"]["hit1"])),
+            _graded_row(systems, "recall@5, all tiers", lambda s: _num(s["overall"]["recall"])),
+            _graded_row(
+                systems,
+                "ghost beliefs after an update",
+                lambda s: _rate(s["tiers"]["supersession"]["ghost"]),
+            ),
+            _graded_row(
+                systems,
+                "ghost beliefs, as-of questions",
+                lambda s: _rate(s["tiers"]["as-of"]["ghost"]),
+            ),
+            _graded_row(systems, "recall p50 (ms)", lambda s: _ms(s["recall_ms"]["p50"])),
+            _graded_row(systems, "tokens per answer", lambda s: _num(s["overall"]["tokens"], 0)),
+        ]
+        out += [*_table(header, rows), ""]
+    peers = results.get("peers")
+    if peers:
+        biggest = max(r["facts"] for r in peers["rows"])
+        pair = [r for r in peers["rows"] if r["facts"] == biggest]
+        header = [f"over MCP stdio, {biggest:,} facts", *[r["server"] for r in pair]]
+        rows = [
+            ["ingest p50 (ms)", *[_ms(r["ingest_ms"]["p50"]) for r in pair]],
+            ["search p50 (ms)", *[_ms(r["search_name_ms"]["p50"]) for r in pair]],
+            ["answers a question", *[_rate(r["found_by_question"]) for r in pair]],
+            ["stale fact returned after update", *[_rate(r["stale_after_update"]) for r in pair]],
+        ]
+        out += _table(header, rows)
+    return out
