@@ -104,6 +104,7 @@ def _measure(
             queries=cfg["queries"],
             seed=seed,
             cache_dir=cfg["cache_dir"],
+            fill_budget_s=cfg["fill_budget_s"],
             log=log,
         )
         return {"rows": rows}
@@ -164,6 +165,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         help=f"refill large databases instead of reusing {FILL_CACHE} (keyed by write-path hash)",
     )
     parser.add_argument(
+        "--fill-budget",
+        type=float,
+        default=20.0,
+        help="minutes a bulk fill may take before its row is abandoned (default %(default)s)",
+    )
+    parser.add_argument(
         "--render-only", action="store_true", help="redraw report and plots from results.json"
     )
     parser.add_argument("--sizes", help="override the hardware sizes, e.g. 0,10000,100000")
@@ -177,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         return _setup()
     cfg = dict(QUICK if args.quick else FULL)
     cfg["cache_dir"] = None if args.no_cache else str(FILL_CACHE)
+    cfg["fill_budget_s"] = args.fill_budget * 60 if args.fill_budget else None
     if args.sizes:
         cfg["hardware_sizes"] = [int(s) for s in args.sizes.split(",")]
     chosen = args.only.split(",") if args.only else list(MATRICES)

@@ -39,6 +39,8 @@ def collect(proc: subprocess.Popen[str]) -> dict[str, Any]:
 def fill_then_measure(spec: dict[str, Any]) -> dict[str, Any]:
     """Fill in one process, measure in a fresh one; the fill time rides along in the result."""
     filled = collect(spawn({**spec, "mode": "fill"}))
+    if filled["filled"] < spec["size"]:
+        return {"size": spec["size"], "abandoned": filled}
     raw = collect(spawn(spec))
     raw["fill_s"] = filled["fill_s"]
     return raw
@@ -46,6 +48,8 @@ def fill_then_measure(spec: dict[str, Any]) -> dict[str, Any]:
 
 def summarise(raw: dict[str, Any]) -> dict[str, Any]:
     """Turn a worker's raw samples into throughput and latency percentiles (milliseconds)."""
+    if "abandoned" in raw:
+        return dict(raw)
     ingest, recall = raw["ingest"], raw["recall"]
     return {
         "size": raw["size"],
@@ -69,6 +73,7 @@ def run_hardware(
     queries: int,
     seed: int,
     cache_dir: str | None,
+    fill_budget_s: float | None,
     log: Callable[[str], None],
 ) -> list[dict[str, Any]]:
     """One worker per size, one after another (never two at once: they would share the CPUs)."""
@@ -84,6 +89,7 @@ def run_hardware(
                 "queries": queries,
                 "seed": seed,
                 "cache_dir": cache_dir,
+                "fill_budget_s": fill_budget_s,
             }
             rows.append(summarise(fill_then_measure(spec)))
             for suffix in ("", "-wal", "-shm"):

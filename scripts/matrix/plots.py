@@ -19,6 +19,7 @@ def _pyplot() -> Any:
 
 
 def _recall_latency(plt: Any, rows: list[dict[str, Any]], out: Path, machine: str) -> None:
+    rows = [r for r in rows if "abandoned" not in r]
     fig, ax = plt.subplots(figsize=(7, 4.5))
     xs = [r["size"] + r["serial"] for r in rows]
     for key, style in (("p50", "o-"), ("p95", "s--"), ("p99", "^:")):

@@ -45,6 +45,20 @@ def _ratio(a: float, b: float) -> str:
     return "n/a" if not b else f"{a / b:.2f}x"
 
 
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
+
+
+def _abandoned(r: dict[str, Any]) -> str:
+    a = r["abandoned"]
+    return (
+        f"abandoned: {a['filled']:,} facts in {_duration(a['fill_s'])}, last chunk "
+        f"{a['last_rate']:,.0f} facts/s, whole fill projected >= {_duration(a['projected_s'])}"
+    )
+
+
 def hardware_table(rows: list[dict[str, Any]]) -> list[str]:
     """Matrix 1."""
     header = [
@@ -58,6 +72,9 @@ def hardware_table(rows: list[dict[str, Any]]) -> list[str]:
     ]
     body = []
     for r in rows:
+        if "abandoned" in r:
+            body.append([f"{r['size']:,}", _abandoned(r), *["not measured"] * 5])
+            continue
         fill = "-" if not r["size"] else f"{r['fill_s']:.1f} s ({r['size'] / r['fill_s']:,.0f}/s)"
         body.append(
             [
