@@ -50,9 +50,10 @@ def _quality(plt: Any, systems: dict[str, Any], out: Path) -> None:
         ax.set_title(label)
         ax.set_ylim(0, 1.05)
         ax.grid(True, axis="y", alpha=0.3)
-    axes[0].legend()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(names))
     fig.suptitle("Graded evaluation: quality per tier (same corpus, same questions)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     fig.savefig(out / "quality_per_tier.png", dpi=110)
     plt.close(fig)
 

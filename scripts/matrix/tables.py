@@ -56,6 +56,11 @@ def _abandoned(r: dict[str, Any]) -> str:
     return (
         f"abandoned: {a['filled']:,} facts in {_duration(a['fill_s'])}, last chunk "
         f"{a['last_rate']:,.0f} facts/s, whole fill projected >= {_duration(a['projected_s'])}"
+        + (
+            " (verdict cached from an earlier run of the same write path)"
+            if a.get("cached")
+            else ""
+        )
     )
 
 
