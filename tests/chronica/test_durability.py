@@ -53,7 +53,8 @@ def _open(spec: dict[str, str]) -> SQLiteStore | PostgresStore:
 def _child(spec: dict[str, str], role: str, name: str, count: int, pipe: Connection) -> None:
     """Open the store, wait for the start signal, then play ``role`` and report on ``pipe``."""
     try:
-        c = Chronicarius(_open(spec))
+        # "fresh": open only after the start signal, so every child races to create the file.
+        c = None if role == "fresh" else Chronicarius(_open(spec))
 
         def actum(i: int) -> Actum:
             return Actum(
@@ -66,7 +67,8 @@ def _child(spec: dict[str, str], role: str, name: str, count: int, pipe: Connect
 
         pipe.send("ready")
         pipe.recv()  # the start signal: every child begins at once
-        if role == "append":
+        c = c or Chronicarius(_open(spec))
+        if role in ("append", "fresh"):
             pipe.send([c.record_actum(OWNER, actum(i)).id for i in range(count)])
         elif role == "once":
             pipe.send(c.record_actum(OWNER, actum(0), idempotency_key="the-key").id)
@@ -148,6 +150,17 @@ def test_eight_processes_appending_keep_every_writers_order(backend: Backend) ->
     assert len({a.id for a in stored}) == 2000
     for i, ids in enumerate(written):
         assert [a.id for a in stored if a.actor == f"w{i}"] == ids
+
+
+def test_processes_creating_one_new_file_at_once_share_it(tmp_path: Path) -> None:
+    backend = Backend({"backend": "sqlite", "path": str(tmp_path / "brand-new.db")})
+    children = [_spawn(backend, "fresh", f"w{i}", 20) for i in range(8)]
+    _start_together(children)
+    written = [_finish(child) for child in children]
+    with backend.open() as store:
+        stored = store.acta(CID)
+        assert store.get(CID).owner_id == OWNER
+    assert sorted(a.id for a in stored) == sorted(i for ids in written for i in ids)
 
 
 def test_forty_processes_racing_one_key_store_exactly_one(backend: Backend) -> None:

@@ -215,8 +215,12 @@ class PostgresStore:
             if conn.execute(self._sql.lock, (actum.chronicum_id,)).fetchone() is None:
                 raise ChronicumNotFoundError(actum.chronicum_id)
             row = conn.execute(self._sql.by_key, (actum.chronicum_id, idempotency_key)).fetchone()
-            if row is None:
-                conn.execute(self._sql.record, params)
+            if row is None and conn.execute(self._sql.record, params).rowcount != 1:
+                # Unreachable while every keyed write takes the row lock first; if a
+                # writer ever skipped it, the unique index still keeps one: return it.
+                row = conn.execute(
+                    self._sql.by_key, (actum.chronicum_id, idempotency_key)
+                ).fetchone()
         return _stamped(actum, at) if row is None else _row_actum(actum.chronicum_id, row)
 
     def acta(
