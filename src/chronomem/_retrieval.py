@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ._entities import query_keys
 from ._errors import InvalidFactError
-from ._tokens import terms
+from ._tokens import query_words, terms
 
 __all__ = ["CHANNELS", "DEFAULT_WEIGHTS", "Candidate", "View", "check_weights", "fuse"]
 
@@ -33,10 +33,13 @@ CHANNELS = ("bm25", "jaccard", "entity", "graph")
 DEFAULT_WEIGHTS: Mapping[str, float] = {"bm25": 1.0, "jaccard": 0.7, "entity": 1.0, "graph": 0.4}
 RRF_K = 60
 CHANNEL_DEPTH = 200
-POOL_DEPTH = 400
-PER_ENTITY = 200
-NEIGHBOURS = 16
-PER_NEIGHBOUR = 50
+RARE_DF = 400
+COMMON_DEPTH = 100
+MAX_QUERY_WORDS = 12
+MAX_QUERY_ENTITIES = 12
+PER_ENTITY = 100
+NEIGHBOURS = 8
+PER_NEIGHBOUR = 25
 
 
 def check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
@@ -107,32 +110,66 @@ class Candidate:
     score: float = 0.0
 
 
-def _fts_query(query: str) -> str | None:
-    words = list(dict.fromkeys(terms(query)))[:32]
-    # Every token is quoted (and inner quotes doubled), so user text is always data, never syntax.
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words) or None
+def _quoted(word: str) -> str:
+    # Every token is quoted (inner quotes doubled), so user text is always data, never syntax.
+    return '"' + word.replace('"', '""') + '"'
+
+
+def _split_by_frequency(conn: sqlite3.Connection, words: list[str]) -> tuple[list[str], list[str]]:
+    """Rare and common query words; a word's document count is probed only up to RARE_DF + 1."""
+    rare: list[str] = []
+    common: list[str] = []
+    for word in words:
+        (df,) = conn.execute(
+            "SELECT count(*) FROM (SELECT rowid FROM chronomem_fts WHERE chronomem_fts MATCH ?"
+            " LIMIT ?)",
+            (_quoted(word), RARE_DF + 1),
+        ).fetchone()
+        if df:
+            (rare if df <= RARE_DF else common).append(word)
+    return rare, common
+
+
+def _fts_rows(
+    conn: sqlite3.Connection, words: list[str], view: View, order: str, depth: int
+) -> list[tuple[int, str, float, float, float]]:
+    if not words:
+        return []
+    where, params = view.sql()
+    return conn.execute(
+        f"""SELECT f.rowid, f.terms, f.trust, f.confidence, bm25(chronomem_fts)
+            FROM chronomem_fts JOIN chronomem_facts f ON f.rowid = chronomem_fts.rowid
+            WHERE chronomem_fts MATCH ? AND {where} ORDER BY {order} LIMIT ?""",
+        (" OR ".join(_quoted(w) for w in words), *params, depth),
+    ).fetchall()
 
 
 def _lexical(conn: sqlite3.Connection, query: str, view: View) -> tuple[list[int], list[int], Meta]:
-    match = _fts_query(query)
-    if match is None:
-        return [], [], {}
-    where, params = view.sql()
-    rows = conn.execute(
-        f"""SELECT f.rowid, f.terms, f.trust, f.confidence FROM chronomem_fts
-            JOIN chronomem_facts f ON f.rowid = chronomem_fts.rowid
-            WHERE chronomem_fts MATCH ? AND {where}
-            ORDER BY bm25(chronomem_fts), f.rowid DESC LIMIT ?""",
-        (match, *params, POOL_DEPTH),
-    ).fetchall()
-    meta = {r[0]: (r[2], r[3]) for r in rows}
+    """bm25 and Jaccard rankings from bounded FTS5 candidate sets.
+
+    Scoring every posting of a very common word would make recall linear in the number of
+    facts, so words are split by document frequency: rare words (at most RARE_DF facts) are
+    ranked by FTS5's bm25 over all their postings; common words contribute only their most
+    recent COMMON_DEPTH matching facts (FTS5 walks postings in rowid order and stops). Both
+    queries carry the temporal filter, so the bound never hides a valid fact behind an
+    invalid one.
+    """
+    words = list(dict.fromkeys(query_words(query)))[:MAX_QUERY_WORDS]
+    rare, common = _split_by_frequency(conn, words)
+    rows = _fts_rows(conn, rare, view, "bm25(chronomem_fts), f.rowid DESC", CHANNEL_DEPTH)
+    seen = {r[0] for r in rows}
+    newest = _fts_rows(conn, common, view, "chronomem_fts.rowid DESC", COMMON_DEPTH)
+    recent = [r for r in newest if r[0] not in seen]
+    recent.sort(key=lambda r: (r[4], -r[0]))
+    pool = rows + recent
+    meta = {r[0]: (r[2], r[3]) for r in pool}
     qset = set(terms(query))
     overlap = []
-    for rowid, fact_terms, _, _ in rows:
+    for rowid, fact_terms, _, _, _ in pool:
         fset = set(fact_terms.split())
         overlap.append((-len(qset & fset) / len(qset | fset), -rowid, rowid))
     overlap.sort()
-    bm25 = [r[0] for r in rows[:CHANNEL_DEPTH]]
+    bm25 = [r[0] for r in pool[:CHANNEL_DEPTH]]
     return bm25, [o[2] for o in overlap[:CHANNEL_DEPTH]], meta
 
 
@@ -140,13 +177,14 @@ def resolve(conn: sqlite3.Connection, owner: str, query: str) -> list[int]:
     """Entity ids the query names: exact key, or word prefix ("thinkpad" -> "thinkpad t14")."""
     ids: list[int] = []
     for key in query_keys(query):
+        # [key, key + "!") holds the key itself and every key extending it by a word.
         rows = conn.execute(
-            """SELECT id FROM chronomem_entities WHERE owner = ?
-               AND (key = ? OR (key > ? AND key < ?)) ORDER BY length(key) LIMIT 8""",
-            (owner, key, key + " ", key + "!"),
+            """SELECT id FROM chronomem_entities WHERE owner = ? AND key >= ? AND key < ?
+               ORDER BY length(key) LIMIT 4""",
+            (owner, key, key + "!"),
         ).fetchall()
         ids.extend(r[0] for r in rows if r[0] not in ids)
-    return ids[:24]
+    return ids[:MAX_QUERY_ENTITIES]
 
 
 def _facts_of(

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-__all__ = ["STOP_WORDS", "estimate_tokens", "pack", "terms"]
+__all__ = ["STOP_WORDS", "estimate_tokens", "pack", "query_words", "terms"]
 
 _WORD = re.compile(r"\w+")
 _PIECE = re.compile(r"\w+|[^\w\s]")
@@ -45,6 +45,13 @@ def terms(text: str) -> list[str]:
     words = _WORD.findall(text.lower())
     kept = [_stem(w) for w in words if w not in STOP_WORDS]
     return kept if kept else [_stem(w) for w in words]
+
+
+def query_words(text: str) -> list[str]:
+    """Lower-cased content words of a query, unstemmed (FTS5's porter tokenizer stems them)."""
+    words = _WORD.findall(text.lower())
+    kept = [w for w in words if w not in STOP_WORDS]
+    return kept if kept else words
 
 
 def estimate_tokens(text: str) -> int:
