@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -29,6 +30,7 @@ __all__ = [
     "prepare",
     "row_actum",
     "row_chronicum",
+    "rows_acta",
     "stamped",
     "utc_text",
     "window_sql",
@@ -238,6 +240,38 @@ def row_actum(chronicum_id: str, row: tuple[Any, ...]) -> Actum:
         actum_id,
         datetime.fromisoformat(at),
     )
+
+
+def rows_acta(chronicum_id: str, rows: Sequence[tuple[Any, ...]]) -> list[Actum]:
+    """Build acta from rows selected newest first, returning them oldest first.
+
+    The window's hot loop, so ``row_actum`` is inlined here, with its lookups in locals.
+    """
+    if not _DIRECT:
+        return [row_actum(chronicum_id, row) for row in reversed(rows)]
+    kinds, actor_kinds, new, parse, loads = (
+        _ACTUM_KINDS,
+        _ACTOR_KINDS,
+        object.__new__,
+        datetime.fromisoformat,
+        json.loads,
+    )
+    set_chronicum_id, set_kind, set_actor_kind, set_actor, set_content, set_meta, set_id, set_at = (
+        _SETTERS
+    )
+    acta = []
+    for actum_id, kind, actor_kind, actor, content, metadata, at in reversed(rows):
+        actum = new(Actum)
+        set_chronicum_id(actum, chronicum_id)
+        set_kind(actum, kinds[kind])
+        set_actor_kind(actum, actor_kinds[actor_kind])
+        set_actor(actum, actor)
+        set_content(actum, content)
+        set_meta(actum, {} if metadata == "{}" else loads(metadata))
+        set_id(actum, actum_id)
+        set_at(actum, parse(at))
+        acta.append(actum)
+    return acta
 
 
 def row_chronicum(row: tuple[Any, ...]) -> Chronicum:

@@ -126,8 +126,7 @@ class SQLiteStore:
             rows = conn.execute(query, (chronicum_id, *kinds, *actors, last_n or -1)).fetchall()
             if not rows and conn.execute(sql.CHRONICUM, (chronicum_id,)).fetchone() is None:
                 raise ChronicumNotFoundError(chronicum_id)
-        rows.reverse()
-        return [sql.row_actum(chronicum_id, row) for row in rows]
+        return sql.rows_acta(chronicum_id, rows)
 
     def chronica(self) -> list[Chronicum]:
         """Every chronicum of every owner, in the order they were created (for export)."""
