@@ -1,0 +1,399 @@
+"""The MCP server, driven by the SDK's own client over real stdio subprocesses."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import ClientSession
+from mcp.server.mcpserver.exceptions import ToolError
+
+from chronomem import server
+
+from .mcp_client import call, call_error, connect, server_env
+
+EXPECTED_TOOLS = {
+    "chronomem_remember",
+    "chronomem_recall",
+    "chronomem_supersede",
+    "chronomem_forget",
+    "chronomem_timeline",
+    "chronomem_contradictions",
+    "chronica_record_actum",
+    "chronica_get_acta",
+}
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    anyio.run(test)
+
+
+async def check_tool_list(s: ClientSession) -> None:
+    """Every tool is listed, typed, documented for a model, and takes no owner."""
+    tools = {t.name: t for t in (await s.list_tools()).tools}
+    assert set(tools) == EXPECTED_TOOLS
+    for tool in tools.values():
+        assert tool.description
+        assert "use" in tool.description.lower()
+        assert tool.output_schema is not None
+        # The owner is configuration, never something a model could forge.
+        assert "owner" not in json.dumps(tool.input_schema)
+    recall = tools["chronomem_recall"].input_schema["properties"]
+    assert {"query", "token_budget", "limit", "as_of", "known_at", "category"} <= set(recall)
+    assert "active_only" in recall
+    assert "idempotency_key" in tools["chronica_record_actum"].input_schema["properties"]
+    acta = tools["chronica_get_acta"].input_schema["properties"]
+    assert {"last_n", "kinds", "actor_kinds"} <= set(acta)
+
+
+def test_memory_tools_remember_revise_and_recall(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with connect(tmp_path / "m.db") as s:
+            await check_tool_list(s)
+            wifi = await call(
+                s,
+                "chronomem_remember",
+                content="ThinkPad T14 primary interface is Wi-Fi",
+                category="net",
+                entities=["ThinkPad T14"],
+            )
+            assert wifi["contradicts"] == []
+            before = datetime.now(timezone.utc)
+            eth = await call(
+                s,
+                "chronomem_supersede",
+                old_id=wifi["id"],
+                content="ThinkPad T14 primary interface switched to Ethernet",
+                category="net",
+                entities=["ThinkPad T14"],
+            )
+            assert eth["superseded"] == wifi["id"]
+            now = await call(s, "chronomem_recall", query="ThinkPad network interface")
+            assert [f["id"] for f in now["facts"]] == [eth["id"]]
+            assert now["total_tokens"] == now["facts"][0]["tokens"] > 0
+            past = await call(
+                s,
+                "chronomem_recall",
+                query="ThinkPad network interface",
+                as_of=(before - timedelta(milliseconds=1)).isoformat(),
+            )
+            assert [f["id"] for f in past["facts"]] == [wifi["id"]]
+            known = await call(
+                s, "chronomem_recall", query="ThinkPad interface", known_at=before.isoformat()
+            )
+            assert [f["id"] for f in known["facts"]] == [wifi["id"]]
+            every = await call(
+                s, "chronomem_recall", query="ThinkPad interface", active_only=False, limit=5
+            )
+            assert {f["id"] for f in every["facts"]} == {wifi["id"], eth["id"]}
+            tight = await call(s, "chronomem_recall", query="ThinkPad interface", token_budget=1)
+            assert tight["facts"] == []
+            other = await call(s, "chronomem_recall", query="ThinkPad", category="food")
+            assert other["facts"] == []
+
+            history = await call(s, "chronomem_timeline", entity="ThinkPad T14")
+            assert [f["id"] for f in history["facts"]] == [wifi["id"], eth["id"]]
+            assert history["facts"][0]["superseded_by"] == eth["id"]
+            assert history["facts"][0]["valid_until"] is not None
+
+            gone = await call(s, "chronomem_forget", fact_id=eth["id"], reason="test")
+            assert gone == {"id": eth["id"], "forgotten": True}
+            after = await call(s, "chronomem_recall", query="ThinkPad interface")
+            assert after["facts"] == []
+
+    run(go)
+
+
+def test_chronica_tools_and_contradictions(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with connect(tmp_path / "m.db", owner="ardian") as s:
+            ask = await call(
+                s,
+                "chronica_record_actum",
+                chronicum_id="dinner",
+                kind="message",
+                actor_kind="human",
+                actor="ardian",
+                content="A quiet table for four, please.",
+            )
+            await call(
+                s,
+                "chronica_record_actum",
+                chronicum_id="dinner",
+                kind="thought",
+                actor_kind="agent",
+                actor="concierge",
+                content="Search first.",
+            )
+            await call(
+                s,
+                "chronica_record_actum",
+                chronicum_id="dinner",
+                kind="tool_request",
+                actor_kind="agent",
+                actor="search",
+                metadata={"tool": "places.search"},
+            )
+            reply = {
+                "chronicum_id": "dinner",
+                "kind": "message",
+                "actor_kind": "agent",
+                "actor": "booking",
+                "idempotency_key": "reply-1",
+            }
+            first = await call(s, "chronica_record_actum", **reply, content="Booked Kinara.")
+            retry = await call(s, "chronica_record_actum", **reply, content="Kinara is booked.")
+            assert retry == first
+
+            everything = (await call(s, "chronica_get_acta", chronicum_id="dinner"))["acta"]
+            assert [a["actor"] for a in everything] == ["ardian", "concierge", "search", "booking"]
+            assert everything[0]["id"] == ask["id"]
+            assert everything[2]["metadata"] == {"tool": "places.search"}
+            window = await call(
+                s,
+                "chronica_get_acta",
+                chronicum_id="dinner",
+                last_n=1,
+                kinds=["message"],
+                actor_kinds=["human", "agent"],
+            )
+            assert [a["content"] for a in window["acta"]] == ["Booked Kinara."]
+
+            # The memory on the same file finds a contradiction in what it was told.
+            first = await call(
+                s,
+                "chronomem_remember",
+                content="Kinara booking time is 7pm",
+                category="booking",
+                entities=["Kinara"],
+            )
+            second = await call(
+                s,
+                "chronomem_remember",
+                content="Kinara booking time is 8pm",
+                category="booking",
+                entities=["Kinara"],
+            )
+            assert second["contradicts"] == [first["id"]]
+            found = (await call(s, "chronomem_contradictions"))["contradictions"]
+            assert len(found) == 1
+            assert set(found[0]["fact_ids"]) == {first["id"], second["id"]}
+            assert found[0]["reason"]
+
+    run(go)
+
+
+HOSTILE_QUERIES = ['"; DROP TABLE chronomem_facts; --', "NEAR(a b) OR *", 'col:"x" AND ^', "*"]
+
+
+def test_error_paths_are_readable_and_the_server_keeps_serving(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with connect(tmp_path / "m.db") as s:
+            fact = await call(s, "chronomem_remember", content="Ardian prefers quiet tables")
+            for query in HOSTILE_QUERIES:
+                await call(s, "chronomem_recall", query=query)
+            assert "NUL" in await call_error(s, "chronomem_recall", query="a\x00b")
+            assert "NUL" in await call_error(s, "chronomem_remember", content="a\x00b")
+            huge = "x" * 1_000_000
+            assert "longer than" in await call_error(s, "chronomem_recall", query=huge)
+            await call_error(s, "chronomem_remember", content=huge + " y" * 10)
+
+            assert "not found" in (await call_error(s, "chronomem_forget", fact_id="nope")).lower()
+            missing = await call_error(s, "chronomem_supersede", old_id="nope", content="x is y")
+            assert "not found" in missing.lower()
+            assert "InvalidFactError" in await call_error(s, "chronomem_remember", content="  ")
+            await call_error(s, "chronomem_remember", content="x", trust=7)
+            assert "limit" in await call_error(s, "chronomem_recall", query="x", limit="many")
+            assert "query" in await call_error(s, "chronomem_recall")
+            await call_error(s, "chronomem_recall", query="x", as_of="not a date")
+            await call_error(s, "no_such_tool")
+
+            await call(s, "chronomem_forget", fact_id=fact["id"])
+            again = await call_error(s, "chronomem_forget", fact_id=fact["id"])
+            assert "FactNotActiveError" in again
+
+            enum = await call_error(s, "chronica_get_acta", chronicum_id="dinner", kinds=["gossip"])
+            assert "message" in enum
+            assert "not found" in await call_error(s, "chronica_get_acta", chronicum_id="nope")
+            empty = await call_error(
+                s,
+                "chronica_record_actum",
+                chronicum_id="s",
+                kind="message",
+                actor_kind="human",
+                actor="me",
+                content="",
+            )
+            assert "content" in empty
+
+            # Still serving, and nothing outside the database was touched.
+            ok = await call(s, "chronomem_remember", content="Ardian likes Kinara")
+            assert ok["id"]
+        names = {p.name for p in tmp_path.iterdir()}
+        assert {n for n in names if not n.startswith("m.db")} == set()
+
+    run(go)
+
+
+def test_lone_surrogates_never_reach_the_database(tmp_path: Path) -> None:
+    # The SDK client refuses to encode a lone surrogate, so speak raw JSON-RPC as a careless
+    # client would. The SDK's JSON parser drops such a message before any tool runs (there
+    # is nothing to answer), and the server goes on serving the next request.
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw"}}
+    messages: list[dict[str, object]] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    for i, (tool, args) in enumerate(
+        [
+            ("chronomem_remember", {"content": "\ud800 x"}),
+            ("chronomem_recall", {"query": "a \udfff"}),
+            ("chronomem_remember", {"content": "still serving"}),
+        ],
+        start=2,
+    ):
+        params = {"name": tool, "arguments": args}
+        messages.append({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params})
+    # json.dumps escapes a surrogate as \ud800, which is what such a client sends.
+    wire = b"".join(json.dumps(m).encode() + b"\n" for m in messages)
+    done = subprocess.run(
+        [sys.executable, "-m", "chronomem.server"],
+        input=wire,
+        capture_output=True,
+        env={**server_env(tmp_path / "m.db", "tester"), "PATH": "/usr/bin:/bin"},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0
+    replies = {r["id"]: r for r in map(json.loads, done.stdout.splitlines()) if "id" in r}
+    for hostile in (2, 3):
+        assert hostile not in replies or "error" in replies[hostile]
+    assert replies[4]["result"]["isError"] is False
+    # In-process callers get the readable refusal before the library sees the text.
+    with pytest.raises(ToolError, match="surrogate"):
+        server._check_text("content", "\ud800")
+
+
+def test_owners_never_see_each_other(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+
+    async def go() -> None:
+        async with connect(db, owner="alice") as alice, connect(db, owner="bob") as bob:
+            secret = await call(alice, "chronomem_remember", content="Alice's locker code is 4711")
+            await call(
+                alice,
+                "chronica_record_actum",
+                chronicum_id="alice-session",
+                kind="message",
+                actor_kind="human",
+                actor="alice",
+                content="private",
+            )
+            found = await call(bob, "chronomem_recall", query="locker code")
+            assert found["facts"] == []
+            assert (
+                "not found"
+                in (await call_error(bob, "chronomem_forget", fact_id=secret["id"])).lower()
+            )
+            assert "not found" in await call_error(
+                bob, "chronica_get_acta", chronicum_id="alice-session"
+            )
+
+    run(go)
+
+
+def test_two_servers_on_one_file_lose_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "shared.db"
+    per_client = 25
+
+    async def writer(name: str) -> None:
+        async with connect(db, owner="team", errlog=tmp_path / f"{name}.log") as s:
+            for i in range(per_client):
+                await call(s, "chronomem_remember", content=f"{name} note {i} about Kemang")
+                await call(
+                    s,
+                    "chronica_record_actum",
+                    chronicum_id="shared",
+                    kind="message",
+                    actor_kind="agent",
+                    actor=name,
+                    content=f"{name} says {i}",
+                )
+
+    async def go() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(writer, "one")
+            tg.start_soon(writer, "two")
+        async with connect(db, owner="team") as s:
+            acta = (await call(s, "chronica_get_acta", chronicum_id="shared"))["acta"]
+            facts = await call(
+                s, "chronomem_recall", query="note about Kemang", limit=10 * per_client
+            )
+        assert len(acta) == 2 * per_client
+        for name in ("one", "two"):  # each writer's acta stay in its own order
+            mine = [a["content"] for a in acta if a["actor"] == name]
+            assert mine == [f"{name} says {i}" for i in range(per_client)]
+        assert len(facts["facts"]) == 2 * per_client
+
+    run(go)
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    server.add_server_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def test_non_loopback_http_without_token_is_refused(tmp_path: Path) -> None:
+    env = {"CHRONOMEM_DB": str(tmp_path / "m.db")}
+    with pytest.raises(server.ServerConfigError, match="CHRONOMEM_TOKEN"):
+        server.config_from_args(_args("--http", "0.0.0.0:8765"), env)
+    with pytest.raises(server.ServerConfigError, match="CHRONOMEM_TOKEN"):
+        server.config_from_args(_args("--http", "[2001:db8::1]:8765"), env)
+    config = server.config_from_args(
+        _args("--http", "0.0.0.0:8765"), {**env, "CHRONOMEM_TOKEN": "s3cret"}
+    )
+    assert config.http == ("0.0.0.0", 8765)
+    assert config.token == "s3cret"
+    local = server.config_from_args(_args("--http", "localhost:9000"), env)
+    assert local.http == ("localhost", 9000)
+    assert local.token is None
+    assert server.config_from_args(_args("--http", "9001"), env).http == ("127.0.0.1", 9001)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "chronomem.server", "--http", "0.0.0.0:8765"],
+        env=server_env(tmp_path / "m.db", "tester"),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "CHRONOMEM_TOKEN" in done.stderr
+    with pytest.raises(server.ServerConfigError, match="HOST:PORT"):
+        server.config_from_args(_args("--http", "localhost:http"), env)
+
+
+def test_database_path_expands_home_and_creates_parents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    config = server.config_from_args(_args(), {"CHRONOMEM_DB": "~/deep/er/memory.db"})
+    assert config.db == tmp_path / "deep" / "er" / "memory.db"
+    assert config.db.parent.is_dir()
+    default = server.config_from_args(_args("--owner", "zoe"), {})
+    assert default.db == tmp_path / ".chronomem" / "memory.db"
+    assert default.owner == "zoe"
+    flag = server.config_from_args(_args("--db", str(tmp_path / "f.db")), {"CHRONOMEM_DB": "x"})
+    assert flag.db == tmp_path / "f.db"
+    assert server.config_from_args(_args(), {"CHRONOMEM_OWNER": "ann"}).owner == "ann"
