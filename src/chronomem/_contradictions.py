@@ -15,6 +15,7 @@ import re
 import sqlite3
 from collections.abc import Sequence
 
+from ._entities import entity_key
 from ._model import Contradiction
 from ._tokens import terms
 
@@ -28,16 +29,23 @@ _MARKER = re.compile(
 
 
 def parse_claim(content: str, entity_names: Sequence[str]) -> tuple[str, str] | None:
-    """``(attribute, value)`` of a fact, or ``None`` when it makes no comparable claim."""
+    """``(attribute, value)`` of a fact, or ``None`` when it makes no comparable claim.
+
+    The attribute is qualified by the entities named before the verb (the claim's subject), so
+    "Worker0 counter C0-1 is 1" and "Worker0 counter C0-2 is 2" are about different counters.
+    """
     m = _MARKER.search(content)
     if m is None:
         return None
+    before = content[: m.start()]
     entity_terms = {t for name in entity_names for t in terms(name)}
-    attr = [t for t in terms(content[: m.start()]) if t not in entity_terms]
+    attr = [t for t in terms(before) if t not in entity_terms]
     value = terms(content[m.end() :])
-    if not attr or not value or not content[: m.start()].strip():
+    if not attr or not value or not before.strip():
         return None
-    return " ".join(attr), " ".join(value)
+    lowered = before.casefold()
+    subject = sorted({entity_key(n) for n in entity_names if n.casefold() in lowered})
+    return ",".join(subject) + "|" + " ".join(attr), " ".join(value)
 
 
 def conflicting_ids(
@@ -89,7 +97,7 @@ def find_contradictions(conn: sqlite3.Connection, owner: str) -> list[Contradict
         values = sorted(set(json.loads(values_json)))
         reason = (
             f"{len(ids)} active facts about {name!r} give different values for "
-            f"{attr!r}: " + " vs ".join(repr(v) for v in values)
+            f"{attr.partition('|')[2]!r}: " + " vs ".join(repr(v) for v in values)
         )
         found.append(Contradiction(name, category, ids, reason))
     return found

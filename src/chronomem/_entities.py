@@ -16,12 +16,14 @@ from ._tokens import STOP_WORDS
 
 __all__ = ["entity_key", "extract_entities", "query_keys"]
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")  # lookbehind: linear time
 _URL = re.compile(r"\bhttps?://[^\s<>\"']+", re.IGNORECASE)
 _HANDLE = re.compile(r"(?<![\w.@])@\w{2,}")
 _QUOTED = re.compile(r"\"([^\"\n]{2,60})\"|“([^”\n]{2,60})”|(?<!\w)'([^'\n]{2,60})'(?!\w)")
 _TOKEN = re.compile(r"\w(?:[\w.\-']*\w)?")
 _MAX_ENTITIES = 32
+_MAX_NAME = 120  # longer "names" are runs of capitalised text, not entities
+_MAX_WORDS = 6
 
 
 def entity_key(name: str) -> str:
@@ -81,7 +83,8 @@ def extract_entities(text: str) -> list[str]:
     unique: list[str] = []
     for name in found:
         key = entity_key(name)
-        if key and key not in seen and key not in STOP_WORDS:
+        too_long = len(name) > _MAX_NAME or name.count(" ") >= _MAX_WORDS
+        if key and key not in seen and key not in STOP_WORDS and not too_long:
             seen.add(key)
             unique.append(name.strip())
     return unique[:_MAX_ENTITIES]
