@@ -66,11 +66,12 @@ def workload(count: int, *, seed: int) -> tuple[list[PeerFact], list[tuple[PeerF
     """``count`` facts (six per person) and 50 updates that replace one of them each."""
     rng = random.Random(seed)
     facts: list[PeerFact] = []
-    for i in range(max(1, count // len(PERSON_ATTRIBUTES))):
+    for i in range(-(-count // len(PERSON_ATTRIBUTES))):
         entity = f"{rng.choice(FIRST_NAMES)} {rng.choice(SURNAMES)} {i:05d}"
         for attr in PERSON_ATTRIBUTES:
             text = attr.statement.format(e=entity, v=rng.choice(attr.values))
             facts.append(PeerFact(entity, attr.name, text))
+    facts = facts[:count]
     updates = []
     for old in rng.sample(facts, min(50, len(facts))):
         attr = next(a for a in PERSON_ATTRIBUTES if a.name == old.category)

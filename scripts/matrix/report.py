@@ -12,7 +12,9 @@ from .tables import (
     hardware_table,
     key_table,
     losses,
+    peer_losses,
     peer_tables,
+    session_losses,
     session_table,
 )
 
@@ -155,7 +157,9 @@ def _peers(results: dict[str, Any]) -> list[str]:
             "the answer to a search for that entity. Tokens = `estimate_tokens` of the text "
             "the tool returns."
         )
-        body = [*peer_tables(section["rows"]), "", "![peer latency](peer_latency.png)"]
+        lost = peer_losses(section["rows"]) or ["- Nowhere in this run."]
+        body = [*peer_tables(section["rows"]), "", "![peer latency](peer_latency.png)", ""]
+        body += ["**Where chronomem serve loses.**", "", *lost]
         out += _section(
             "5a. Peers over MCP: reference memory server vs chronomem serve", body, note
         )
@@ -165,11 +169,9 @@ def _peers(results: dict[str, Any]) -> list[str]:
             "Append one item per call, then read the last-20 window (50 reads) at each "
             "session size. Append times are the last 200 appends before the checkpoint."
         )
-        out += _section(
-            "5b. Sessions: chronica vs OpenAI Agents SDK SQLiteSession",
-            session_table(sessions["rows"]),
-            note,
-        )
+        lost = session_losses(sessions["rows"]) or ["- Nowhere in this run."]
+        body = [*session_table(sessions["rows"]), "", "**Where chronica loses.**", "", *lost]
+        out += _section("5b. Sessions: chronica vs OpenAI Agents SDK SQLiteSession", body, note)
     return out
 
 

@@ -13,7 +13,9 @@ __all__ = [
     "hardware_table",
     "key_table",
     "losses",
+    "peer_losses",
     "peer_tables",
+    "session_losses",
     "session_table",
 ]
 
@@ -339,4 +341,61 @@ def key_table(results: dict[str, Any]) -> list[str]:
             ["stale fact returned after update", *[_rate(r["stale_after_update"]) for r in pair]],
         ]
         out += _table(header, rows)
+    return out
+
+
+_PEER_OPS = (
+    ("ingest_ms", "ingest"),
+    ("search_name_ms", "search by name"),
+    ("search_question_ms", "search by question"),
+    ("update_ms", "update"),
+)
+
+
+def peer_losses(rows: list[dict[str, Any]]) -> list[str]:
+    """Where ``chronomem serve`` is slower, bigger or less complete than the reference server."""
+    out = []
+    for size in sorted({r["facts"] for r in rows}):
+        pair = {r["server"]: r for r in rows if r["facts"] == size}
+        ref, cm = pair.get("MCP reference memory server"), pair.get("chronomem serve")
+        if not ref or not cm:
+            continue
+        for key, label in _PEER_OPS:
+            if cm[key]["p50"] > ref[key]["p50"]:
+                out.append(
+                    f"- {size:,} facts, {label} p50: chronomem {_ms(cm[key]['p50'])} ms vs "
+                    f"reference {_ms(ref[key]['p50'])} ms."
+                )
+        for key, label, fmt in (
+            ("start_s", "server start", "{:.2f} s"),
+            ("answer_tokens", "tokens per answer (search by name)", "{:,.0f}"),
+            ("disk_mb", "size on disk", "{:.2f} MB"),
+        ):
+            if cm[key] > ref[key]:
+                out.append(
+                    f"- {size:,} facts, {label}: chronomem {fmt.format(cm[key])} vs "
+                    f"reference {fmt.format(ref[key])}."
+                )
+        if cm["found_by_name"] < ref["found_by_name"]:
+            out.append(
+                f"- {size:,} facts, fact found when searching its entity's name: chronomem "
+                f"{_rate(cm['found_by_name'])} vs reference {_rate(ref['found_by_name'])}."
+            )
+    return out
+
+
+def session_losses(rows: list[dict[str, Any]]) -> list[str]:
+    """Where a chronica row is slower than SQLiteSession at the same size."""
+    ref = {r["items"]: r for r in rows if "SQLiteSession" in r["store"]}
+    out = []
+    for r in rows:
+        base = ref.get(r["items"])
+        if base is None or r is base:
+            continue
+        for key, label in (("append_ms", "append"), ("window_ms", "last-20 read")):
+            if r[key]["p50"] > base[key]["p50"]:
+                out.append(
+                    f"- {r['store']}, {r['items']:,} items, {label} p50: "
+                    f"{_ms(r[key]['p50'])} ms vs SQLiteSession {_ms(base[key]['p50'])} ms."
+                )
     return out
