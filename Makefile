@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $@
 
 demo: $(STAMP)
-	$(PY) -m chronica.demo
+	$(VENV)/bin/chronomem demo
 
 test: lint typecheck unit
 

@@ -653,12 +653,12 @@ def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> Se
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m chronomem.server``; returns the exit code."""
+def main(argv: Sequence[str] | None = None, *, prog: str = "python -m chronomem.server") -> int:
+    """Entry point of ``python -m chronomem.server`` and ``chronomem serve``; returns exit code."""
     parser = argparse.ArgumentParser(
-        prog="python -m chronomem.server",
+        prog=prog,
         description="chronomem MCP server (stdio by default).",
-        epilog="example: CHRONOMEM_DB=~/.chronomem/memory.db python -m chronomem.server",
+        epilog=f"example: CHRONOMEM_DB=~/.chronomem/memory.db {prog}",
     )
     add_server_arguments(parser)
     args = parser.parse_args(argv)

@@ -1,0 +1,173 @@
+"""How the command line shows things: tables, the belief timeline, and a progress bar.
+
+Kept apart from the commands so every command prints the same way, and so the drawing of a
+timeline can be read (and changed) on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any, TextIO, TypeVar
+
+from chronomem import Contradiction, Fact
+
+__all__ = [
+    "Progress",
+    "dump_json",
+    "format_time",
+    "print_table",
+    "show_contradictions",
+    "show_facts",
+    "show_timeline",
+    "timeline_lines",
+]
+
+T = TypeVar("T")
+
+_MAX_CELL = 72
+
+
+def format_time(moment: datetime | None, *, open_end: str = "now") -> str:
+    """A UTC time a person can read at a glance (seconds are enough on screen)."""
+    if moment is None:
+        return open_end
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else str(value).replace("\n", " ")
+    return text if len(text) <= _MAX_CELL else text[: _MAX_CELL - 1] + "…"
+
+
+def print_table(
+    headers: Sequence[str], rows: Iterable[Sequence[object]], out: TextIO = sys.stdout
+) -> None:
+    """Print aligned columns; the last column is left ragged so long text stays readable."""
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in cells:
+        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
+    line = "  ".join(h.upper().ljust(w) for h, w in zip(headers, widths, strict=True))
+    print(line.rstrip(), file=out)
+    for row in cells:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip(), file=out)
+
+
+def dump_json(value: Any, out: TextIO = sys.stdout) -> None:
+    """Print ``value`` as JSON for scripts."""
+    print(json.dumps(value, ensure_ascii=False, indent=2), file=out)
+
+
+def _state(fact: Fact) -> str:
+    if fact.forgotten:
+        return "forgotten"
+    if fact.superseded_by:
+        return "superseded"
+    return "active" if fact.valid_until is None else "ended"
+
+
+def show_facts(facts: Sequence[Fact], out: TextIO = sys.stdout, *, scores: bool = True) -> None:
+    """A table of facts, best (or oldest) first."""
+    headers = ["id", "score", "trust", "tokens", "category", "content"]
+    rows = [
+        [f.id, f"{f.score:.4f}", f"{f.trust_score:.1f}", f.tokens, f.category or "-", f.content]
+        for f in facts
+    ]
+    if not scores:
+        headers = ["id", "state", "valid from", "category", "content"]
+        rows = [
+            [f.id, _state(f), format_time(f.valid_from), f.category or "-", f.content]
+            for f in facts
+        ]
+    print_table(headers, rows, out)
+
+
+def show_contradictions(found: Sequence[Contradiction], out: TextIO = sys.stdout) -> None:
+    """One block per contradiction: what disagrees, and which facts."""
+    for c in found:
+        print(f"{c.entity} [{c.category or '-'}]: {c.reason}", file=out)
+        for fid in c.fact_ids:
+            print(f"    {fid}", file=out)
+
+
+def show_timeline(entity: str, facts: Sequence[Fact], out: TextIO = sys.stdout) -> None:
+    """Print :func:`timeline_lines`."""
+    for line in timeline_lines(entity, facts):
+        print(line, file=out)
+
+
+def timeline_lines(entity: str, facts: Sequence[Fact]) -> list[str]:
+    """Draw how beliefs about ``entity`` changed: each fact's valid interval and lineage.
+
+    Example::
+
+        ThinkPad T14: 2 facts, oldest first (times UTC)
+        ┌ 6a95af22  2026-11-29 20:43:13 → 2026-11-30 09:00:00  superseded
+        │   [net] ThinkPad T14 primary interface is Wi-Fi
+        │   └─ superseded by 49a0fcd7
+        └ 49a0fcd7  2026-11-30 09:00:00 → now                  active
+            [net] ThinkPad T14 primary interface switched to Ethernet
+    """
+    lines = [f"{entity}: {len(facts)} facts, oldest first (times UTC)"]
+    spans = [f"{format_time(f.valid_from)} → {format_time(f.valid_until)}" for f in facts]
+    width = max((len(s) for s in spans), default=0)
+    for i, (fact, span) in enumerate(zip(facts, spans, strict=True)):
+        last = i == len(facts) - 1
+        head = "┌" if i == 0 and not last else ("└" if last else "├")
+        rail = " " if last else "│"
+        lines.append(f"{head} {fact.id[:8]}  {span.ljust(width)}  {_state(fact)}")
+        lines.append(f"{rail}   [{fact.category or '-'}] {fact.content}")
+        if fact.superseded_by:
+            lines.append(f"{rail}   └─ superseded by {fact.superseded_by[:8]}")
+        if fact.forgotten:
+            reason = f": {fact.forget_reason}" if fact.forget_reason else ""
+            lines.append(f"{rail}   └─ forgotten{reason}")
+    return lines
+
+
+class Progress:
+    """A one-line progress bar on stderr, drawn only when stderr is a terminal.
+
+    Piped or redirected output stays clean, which is what scripts and logs want.
+    """
+
+    def __init__(self, label: str, total: int, *, stream: TextIO | None = None) -> None:
+        self._stream = stream if stream is not None else sys.stderr
+        self._enabled = self._stream.isatty() and total > 0
+        self._label = label
+        self._total = total
+        self._done = 0
+        self._drawn_at = 0.0
+
+    def advance(self, amount: int = 1) -> None:
+        """Count ``amount`` more units of work; redraw at most ten times a second."""
+        self._done += amount
+        now = time.monotonic()
+        if self._enabled and (now - self._drawn_at > 0.1 or self._done >= self._total):
+            self._drawn_at = now
+            self._draw()
+
+    def track(self, items: Iterable[T], size: int = 1) -> Iterator[T]:
+        """Yield ``items``, advancing by ``size`` for each."""
+        for item in items:
+            yield item
+            self.advance(size)
+
+    def finish(self) -> None:
+        """End the line so later output starts on a fresh one."""
+        if self._enabled:
+            self._done = self._total
+            self._draw()
+            self._stream.write("\n")
+            self._stream.flush()
+
+    def _draw(self) -> None:
+        share = min(1.0, self._done / self._total)
+        filled = int(share * 30)
+        bar = "█" * filled + "·" * (30 - filled)
+        self._stream.write(f"\r{self._label} [{bar}] {share:6.1%}")
+        self._stream.flush()

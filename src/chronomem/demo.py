@@ -1,0 +1,244 @@
+"""The main job: the whole product in one run, on one SQLite file (``chronomem demo``).
+
+1. chronica: a human and three agents book a dinner in one shared session; each agent reads
+   its own filtered context window; a retried reply is stored once; a stranger is refused.
+2. chronomem: the fact memory learns about the party and revises what it knows (supersede,
+   recall under a token budget, an ``as_of`` question about the past, a timeline, a
+   contradiction found).
+3. MCP: the same file answered through ``python -m chronomem.server`` by the official SDK's
+   client, as Cursor or Claude Desktop would ask it.
+
+Everything lands in ``./chronomem-demo.db`` (recreated each run) so you can poke at it
+afterwards with ``chronomem recall ... --db chronomem-demo.db --owner ardian``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from chronica import demo as chronica_demo
+from chronica.stores.sqlite import SQLiteStore
+from chronomem import ChronoMem, Fact
+
+from ._cli_output import timeline_lines
+
+__all__ = ["DEFAULT_DB", "main", "run"]
+
+DEFAULT_DB = "chronomem-demo.db"
+OWNER = chronica_demo.OWNER
+
+Out = Callable[[str], None]
+
+
+def _heading(out: Out, number: int, title: str, why: str) -> None:
+    out("")
+    out(f"━━ {number}. {title} " + "━" * max(3, 66 - len(title)))
+    out(f"   {why}")
+
+
+def _facts(out: Out, facts: Sequence[Fact]) -> None:
+    for f in facts:
+        out(f"     • {f.content}   [{f.category}, {f.tokens} tokens]")
+
+
+def _fresh(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f"{path}{suffix}")
+
+
+def _session(path: Path, out: Out) -> None:
+    _heading(
+        out,
+        1,
+        "chronica: one session, a human and three agents",
+        "Everyone appends to one record; each agent reads back only the window it needs.",
+    )
+    with contextlib.closing(SQLiteStore(path)) as store:
+        chronica_demo.run(store, lambda text: _indented(out, text))
+
+
+def _indented(out: Out, text: str) -> None:
+    for line in text.split("\n"):
+        out("   " + line if line.strip() else "")
+
+
+def _remember(memory: ChronoMem, out: Out, content: str, **options: Any) -> str:
+    out(f"     + {content}")
+    return memory.remember(content, **options)
+
+
+def _learn(memory: ChronoMem, now: datetime, out: Out) -> dict[str, str]:
+    monday, wednesday = now - timedelta(days=4), now - timedelta(days=2)
+    out("   The agents write down what is worth keeping beyond this session:")
+    party = _remember(
+        memory,
+        out,
+        "Ardian's dinner party size is 4 people",
+        category="party",
+        entities=["dinner party"],
+        valid_from=monday,
+    )
+    _remember(
+        memory,
+        out,
+        "Ardian prefers quiet restaurants in Kemang",
+        category="preference",
+        entities=["Ardian", "Kemang"],
+    )
+    _remember(memory, out, "Sari is allergic to peanuts", category="diet", entities=["Sari"])
+    booked = _remember(
+        memory,
+        out,
+        "Kinara booking time is 19:00 on Friday",
+        category="booking",
+        entities=["Kinara", "dinner party"],
+    )
+    out("")
+    out("   On Wednesday Ardian says two more friends are coming. That is a change, not a")
+    out("   contradiction, so the agent supersedes the old fact (the history is kept):")
+    bigger = memory.supersede(
+        party,
+        "Ardian's dinner party size is 6 people",
+        category="party",
+        entities=["dinner party"],
+        valid_from=wednesday,
+    )
+    out("     - Ardian's dinner party size is 4 people   (valid until Wednesday)")
+    out("     + Ardian's dinner party size is 6 people   (valid from Wednesday)")
+    return {"party": party, "bigger": bigger, "booked": booked}
+
+
+def _question(memory: ChronoMem, now: datetime, out: Out) -> None:
+    out("")
+    question = "how many people are coming to the dinner party, and where?"
+    budget = 40
+    facts = memory.recall(question, token_budget=budget)
+    out(f"   recall({question!r}, token_budget={budget}):")
+    _facts(out, facts)
+    used = sum(f.tokens for f in facts)
+    out(f"     → {len(facts)} facts, {used} of {budget} tokens: packing stops at the budget.")
+    out("")
+    tuesday = now - timedelta(days=3)
+    past = memory.recall("dinner party size", as_of=tuesday, limit=1)
+    out("   And what was true on Tuesday?  recall('dinner party size', as_of=Tuesday):")
+    _facts(out, past)
+
+
+def _contradiction(memory: ChronoMem, out: Out) -> None:
+    out("")
+    out("   A different agent later writes a booking time that disagrees with the first:")
+    late = memory.remember(
+        "Kinara booking time is 20:00 on Friday",
+        category="booking",
+        entities=["Kinara", "dinner party"],
+    )
+    out(f"     + Kinara booking time is 20:00 on Friday  → contradicts {len(late.contradicts)}")
+    out("       active fact(s); remember() says so instead of silently keeping both.")
+    for found in memory.contradictions():
+        out(f"   contradictions(): {found.reason}")
+    out("   (an agent would now ask Ardian, then supersede the wrong one)")
+
+
+def _memory(path: Path, out: Out) -> None:
+    _heading(
+        out,
+        2,
+        "chronomem: the fact memory learns about the party",
+        "Facts are bi-temporal: when they were true, and when we learned them.",
+    )
+    now = datetime.now(timezone.utc)
+    with ChronoMem(path, owner=OWNER) as memory:
+        _learn(memory, now, out)
+        _question(memory, now, out)
+        out("")
+        out("   timeline('dinner party'): every belief about it, oldest first")
+        for line in timeline_lines("dinner party", memory.timeline("dinner party")):
+            out("     " + line)
+        _contradiction(memory, out)
+
+
+async def _ask_over_mcp(path: Path, out: Out) -> None:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    env = {"CHRONOMEM_DB": str(path), "CHRONOMEM_OWNER": OWNER}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    params = StdioServerParameters(command=sys.executable, args=["-m", "chronomem.server"], env=env)
+    with open(os.devnull, "w") as quiet:
+        async with (
+            stdio_client(params, errlog=quiet) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            tools = (await session.list_tools()).tools
+            out(f"   tools: {', '.join(t.name for t in tools)}")
+            await _mcp_calls(session, out)
+
+
+async def _mcp_calls(session: Any, out: Out) -> None:
+    args = {"query": "dinner party size and booking", "token_budget": 60}
+    result = await session.call_tool("chronomem_recall", args)
+    out(f"   chronomem_recall{args}:")
+    for fact in result.structured_content["facts"]:
+        out(f"     • {fact['content']}")
+    window = {"chronicum_id": chronica_demo.SESSION, "last_n": 2, "kinds": ["message"]}
+    result = await session.call_tool("chronica_get_acta", window)
+    out(f"   chronica_get_acta{window}:")
+    for actum in result.structured_content["acta"]:
+        out(f"     {actum['actor']:<10} {actum['content']}")
+    bad = await session.call_tool("chronomem_forget", {"fact_id": "no-such-fact"})
+    out(f"   a bad call is a readable tool error: {bad.content[0].text}")
+    timings = []
+    for _ in range(50):
+        start = time.perf_counter()
+        await session.call_tool("chronomem_recall", {"query": "quiet restaurant Kemang"})
+        timings.append(time.perf_counter() - start)
+    p50 = statistics.median(timings) * 1000
+    out(f"   50 recalls through stdio: p50 {p50:.2f} ms per call (client to server and back)")
+
+
+def _mcp(path: Path, out: Out) -> None:
+    _heading(
+        out,
+        3,
+        "MCP: the same memory, asked by an MCP client",
+        "The official SDK's client spawns `python -m chronomem.server` on the same file.",
+    )
+    import anyio
+
+    anyio.run(_ask_over_mcp, path, out)
+
+
+def run(path: str | os.PathLike[str] = DEFAULT_DB, out: Out = print) -> None:
+    """Play all three parts on a fresh database at ``path``."""
+    db = Path(path)
+    _fresh(db)
+    out(f"chronomem demo: one SQLite file ({db}) holds the session record and the memory.")
+    _session(db, out)
+    _memory(db, out)
+    _mcp(db, out)
+    out("")
+    out(f"Done. Explore it: chronomem timeline 'dinner party' --db {db} --owner {OWNER}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``chronomem demo`` / ``python -m chronomem.demo``; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="chronomem demo", description=__doc__)
+    parser.add_argument("--db", default=DEFAULT_DB, help=f"file to (re)create ({DEFAULT_DB})")
+    args = parser.parse_args(argv)
+    run(args.db)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
