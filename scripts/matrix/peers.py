@@ -140,7 +140,7 @@ class ReferenceMemoryServer:
 
 
 class ChronoMemServer:
-    """``python -m chronomem.server`` (what ``chronomem serve`` runs) on a temporary file."""
+    """``chronomem serve`` (the console script, stdio) on a temporary database file."""
 
     name = "chronomem serve"
 
@@ -149,9 +149,10 @@ class ChronoMemServer:
 
     def params(self, tmp: Path) -> StdioServerParameters:
         env = {"CHRONOMEM_DB": str(tmp / "chronomem.db"), "CHRONOMEM_OWNER": "bench"}
-        return StdioServerParameters(
-            command=sys.executable, args=["-m", "chronomem.server"], env=env
-        )
+        script = Path(sys.executable).with_name("chronomem")
+        if not script.exists():
+            raise SystemExit(f"{script} is missing: install the package (pip install -e .)")
+        return StdioServerParameters(command=str(script), args=["serve"], env=env)
 
     async def ingest(self, s: ClientSession, fact: PeerFact) -> None:
         args = {"content": fact.content, "category": fact.category, "entities": [fact.entity]}
