@@ -132,7 +132,11 @@ def _comparative(results: dict[str, Any]) -> list[str]:
         "The same corpus and questions. Flat memory appends every fact and answers with the "
         "most recent ones that fit the budget. The vector store ranks by cosine similarity of "
         "all-MiniLM-L6-v2 embeddings (exact search; query embedding included in its latency). "
-        "Neither baseline can supersede or answer *as of*: an update is one more sentence."
+        "Neither baseline can supersede or answer *as of*: an update is one more sentence. "
+        "chronomem is called as an agent would call it: each fact with its category and "
+        "entity names, each update as `supersede`, each as-of question with `as_of`; the "
+        "baselines have no such fields and get the sentence alone. Every system counts "
+        "tokens with chronomem's `estimate_tokens`."
     )
     body = comparison_tables(section["systems"])
     body += ["", "![quality per tier](quality_per_tier.png)", ""]
