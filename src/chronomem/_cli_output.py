@@ -44,7 +44,7 @@ def _cell(value: object) -> str:
 
 
 def print_table(
-    headers: Sequence[str], rows: Iterable[Sequence[object]], out: TextIO = sys.stdout
+    headers: Sequence[str], rows: Iterable[Sequence[object]], out: TextIO | None = None
 ) -> None:
     """Print aligned columns; the last column is left ragged so long text stays readable."""
     cells = [[_cell(v) for v in row] for row in rows]
@@ -57,7 +57,7 @@ def print_table(
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip(), file=out)
 
 
-def dump_json(value: Any, out: TextIO = sys.stdout) -> None:
+def dump_json(value: Any, out: TextIO | None = None) -> None:
     """Print ``value`` as JSON for scripts."""
     print(json.dumps(value, ensure_ascii=False, indent=2), file=out)
 
@@ -70,7 +70,7 @@ def _state(fact: Fact) -> str:
     return "active" if fact.valid_until is None else "ended"
 
 
-def show_facts(facts: Sequence[Fact], out: TextIO = sys.stdout, *, scores: bool = True) -> None:
+def show_facts(facts: Sequence[Fact], out: TextIO | None = None, *, scores: bool = True) -> None:
     """A table of facts, best (or oldest) first."""
     headers = ["id", "score", "trust", "tokens", "category", "content"]
     rows = [
@@ -86,7 +86,7 @@ def show_facts(facts: Sequence[Fact], out: TextIO = sys.stdout, *, scores: bool 
     print_table(headers, rows, out)
 
 
-def show_contradictions(found: Sequence[Contradiction], out: TextIO = sys.stdout) -> None:
+def show_contradictions(found: Sequence[Contradiction], out: TextIO | None = None) -> None:
     """One block per contradiction: what disagrees, and which facts."""
     for c in found:
         print(f"{c.entity} [{c.category or '-'}]: {c.reason}", file=out)
@@ -94,7 +94,7 @@ def show_contradictions(found: Sequence[Contradiction], out: TextIO = sys.stdout
             print(f"    {fid}", file=out)
 
 
-def show_timeline(entity: str, facts: Sequence[Fact], out: TextIO = sys.stdout) -> None:
+def show_timeline(entity: str, facts: Sequence[Fact], out: TextIO | None = None) -> None:
     """Print :func:`timeline_lines`."""
     for line in timeline_lines(entity, facts):
         print(line, file=out)

@@ -1,0 +1,273 @@
+"""The ``chronomem`` command line, called through ``main(argv)`` with captured output."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from chronica import ActorKind, Actum, ActumKind, Chronicarius
+from chronica.stores.sqlite import SQLiteStore
+from chronomem import ChronoMem
+from chronomem._cli_output import Progress
+from chronomem.cli import build_parser, main
+
+from .mcp_client import server_env
+
+THINKPAD = "ThinkPad T14 primary interface is Wi-Fi"
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "cli.db"
+    monkeypatch.setenv("CHRONOMEM_DB", str(path))
+    monkeypatch.setenv("CHRONOMEM_OWNER", "ardian")
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    parser = build_parser()
+    assert "example:" in parser.format_help()
+    subparsers = next(a for a in parser._actions if a.dest == "command")
+    choices: dict[str, Any] = subparsers.choices  # type: ignore[assignment]  # argparse internals
+    expected = {"serve", "remember", "recall", "supersede", "forget", "timeline"}
+    expected |= {"contradictions", "stats", "export", "import", "demo"}
+    assert set(choices) == expected
+    for name, sub in choices.items():
+        assert "example:" in sub.format_help(), name
+        assert f"chronomem {name}" in sub.format_help(), name
+
+
+def test_remember_recall_supersede_forget(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "remember", THINKPAD, "--category", "net")
+    assert code == 0
+    assert out.startswith("remembered ")
+    wifi = out.split()[1]
+    found = run_json(capsys, "recall", "ThinkPad network interface")
+    assert [f["id"] for f in found] == [wifi]
+
+    code, out, _ = run(capsys, "recall", "ThinkPad network interface", "--budget", "100")
+    assert code == 0
+    assert THINKPAD in out
+    assert "1 facts" in out
+
+    eth = run_json(
+        capsys, "supersede", wifi, "ThinkPad T14 primary interface switched to Ethernet"
+    )["id"]
+    now = run_json(capsys, "recall", "ThinkPad interface")
+    assert [f["id"] for f in now] == [eth]
+    every = run_json(capsys, "recall", "ThinkPad interface", "--all")
+    assert {f["id"] for f in every} == {wifi, eth}
+
+    code, out, _ = run(capsys, "forget", eth, "--reason", "test")
+    assert (code, out.strip()) == (0, f"forgot {eth}")
+    code, out, err = run(capsys, "recall", "ThinkPad interface")
+    assert (code, out) == (1, "")
+    assert "nothing recalled" in err
+
+
+def test_not_found_is_1_and_usage_is_2(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "forget", "no-such-id")
+    assert code == 1
+    assert "not found" in err
+    assert run(capsys, "supersede", "no-such-id", "x is y")[0] == 1
+    code, _, err = run(capsys, "recall", "x", "--as-of", "yesterday")
+    assert code == 2
+    assert "ISO-8601" in err
+    assert run(capsys, "remember", "x", "--trust", "7")[0] == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["recall"])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["frobnicate"])
+    assert exit_info.value.code == 2
+    fid = run_json(capsys, "remember", "Ardian likes Kinara")["id"]
+    assert run(capsys, "forget", fid)[0] == 0
+    assert run(capsys, "forget", fid)[0] == 1  # already forgotten: not active any more
+
+
+def test_timeline_draws_intervals_and_lineage(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    wifi = run_json(capsys, "remember", THINKPAD, "--entity", "ThinkPad T14")["id"]
+    eth = run_json(
+        capsys,
+        "supersede",
+        wifi,
+        "ThinkPad T14 primary interface switched to Ethernet",
+        "--entity",
+        "ThinkPad T14",
+        "--valid-from",
+        "2030-01-01T09:00:00Z",
+    )["id"]
+    code, out, _ = run(capsys, "timeline", "ThinkPad T14")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "ThinkPad T14: 2 facts, oldest first (times UTC)"
+    assert lines[1].startswith(f"┌ {wifi[:8]}")
+    assert "→ 2030-01-01 09:00:00" in lines[1]
+    assert lines[1].endswith("superseded")
+    assert f"superseded by {eth[:8]}" in out
+    assert lines[-2].startswith(f"└ {eth[:8]}  2030-01-01 09:00:00 → now")
+    assert lines[-2].endswith("active")
+    assert [f["id"] for f in run_json(capsys, "timeline", "ThinkPad T14")] == [wifi, eth]
+    assert run(capsys, "timeline", "Nobody")[0] == 1
+
+
+def test_contradictions_and_stats(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "contradictions")[0] == 1
+    first = run_json(capsys, "remember", "Kinara booking time is 7pm", "--category", "booking")
+    code, out, _ = run(capsys, "remember", "Kinara booking time is 8pm", "--category", "booking")
+    assert f"contradicts {first['id']}" in out
+    code, out, _ = run(capsys, "contradictions")
+    assert code == 0
+    assert "Kinara" in out
+    assert first["id"] in out
+    found = run_json(capsys, "contradictions")
+    assert len(found) == 1
+    stats = run_json(capsys, "stats")
+    assert stats["facts"] == stats["active"] == 2
+    assert stats["sessions"] == 0
+    code, out, _ = run(capsys, "stats")
+    assert code == 0
+    assert "active" in out
+
+
+def _session(path: Path) -> None:
+    c = Chronicarius(SQLiteStore(path))
+    for i, (kind, actor_kind, actor) in enumerate(
+        [
+            (ActumKind.MESSAGE, ActorKind.HUMAN, "ardian"),
+            (ActumKind.TOOL_REQUEST, ActorKind.AGENT, "search"),
+            (ActumKind.MESSAGE, ActorKind.AGENT, "booking"),
+        ]
+    ):
+        actum = Actum(
+            chronicum_id="dinner",
+            kind=kind,
+            actor_kind=actor_kind,
+            actor=actor,
+            content=f"turn {i}",
+            metadata={"n": i},
+        )
+        c.record_actum("ardian", actum)
+    c.record_actum("mallory", Actum(
+        chronicum_id="other", kind=ActumKind.MESSAGE, actor_kind=ActorKind.HUMAN,
+        actor="mallory", content="not exported with ardian's data",
+    ))  # fmt: skip
+
+
+def test_export_import_round_trip_is_lossless(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wifi = run_json(capsys, "remember", THINKPAD, "--category", "net", "--source", "chat")["id"]
+    run_json(capsys, "supersede", wifi, "ThinkPad T14 primary interface switched to Ethernet")
+    gone = run_json(capsys, "remember", "Ardian dislikes loud bars")["id"]
+    run(capsys, "forget", gone, "--reason", "wrong")
+    run_json(capsys, "remember", "Sari is allergic to peanuts", "--entity", "Sari")
+    _session(db)
+
+    dump = tmp_path / "backup.jsonl"
+    code, _, err = run(capsys, "export", str(dump))
+    assert code == 0
+    assert "exported 8 records" in err  # 4 facts, 1 session, 3 acta
+    copy = tmp_path / "copy.db"
+    code, out, err = run(capsys, "import", str(dump), "--db", str(copy))
+    assert code == 0
+    assert out.strip() == "imported 4 new facts, 1 sessions (3 acta)"
+    assert "\r" not in err  # no progress bar when stderr is not a terminal
+
+    for question in ("ThinkPad interface", "peanuts", "loud bars"):
+        for extra in ((), ("--all",)):
+            original = run(capsys, "recall", question, "--json", *extra)
+            restored = run(capsys, "recall", question, "--json", "--db", str(copy), *extra)
+            assert restored == original
+    with ChronoMem(db, owner="ardian") as a, ChronoMem(copy, owner="ardian") as b:
+        assert list(a.export_facts()) == list(b.export_facts())
+    assert SQLiteStore(copy).acta("dinner") == SQLiteStore(db).acta("dinner")
+    code, again, _ = run(capsys, "export", "--db", str(copy))
+    assert again.splitlines() == dump.read_text().splitlines()
+    assert run_json(capsys, "import", str(dump), "--db", str(copy))["facts"] == 0
+
+
+def test_import_refuses_what_export_never_writes(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"fact": {"id": "x"}}\n{"surprise": 1}\n')
+    code, _, err = run(capsys, "import", str(bad))
+    assert code == 2
+    assert "line 2" in err
+    bad.write_text("not json\n")
+    assert run(capsys, "import", str(bad))[0] == 2
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert run(capsys, "import", str(empty))[0] == 1
+    assert run(capsys, "import", str(tmp_path / "missing.jsonl"))[0] == 1
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_on_a_terminal() -> None:
+    tty = _Terminal()
+    bar = Progress("importing", 10, stream=tty)
+    for _ in bar.track(range(10)):
+        pass
+    bar.finish()
+    assert "\rimporting [" in tty.getvalue()
+    assert "100.0%" in tty.getvalue()
+    assert tty.getvalue().endswith("\n")
+    piped = io.StringIO()
+    quiet = Progress("importing", 10, stream=piped)
+    quiet.advance(10)
+    quiet.finish()
+    assert piped.getvalue() == ""
+
+
+def test_serve_starts_the_mcp_server(tmp_path: Path) -> None:
+    refused = subprocess.run(
+        [sys.executable, "-m", "chronomem.cli", "serve", "--http", "10.0.0.1:8765"],
+        env=server_env(tmp_path / "m.db", "ardian"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert refused.returncode == 2
+    assert "CHRONOMEM_TOKEN" in refused.stderr
+
+    async def go() -> list[str]:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "chronomem.cli", "serve"],
+            env=server_env(tmp_path / "m.db", "ardian"),
+        )
+        async with (
+            stdio_client(params, errlog=log) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            return [t.name for t in (await session.list_tools()).tools]
+
+    with (tmp_path / "serve.log").open("w") as log:
+        assert "chronomem_recall" in anyio.run(go)
