@@ -90,15 +90,21 @@ def extract_entities(text: str) -> list[str]:
     return unique[:_MAX_ENTITIES]
 
 
-def query_keys(query: str) -> list[str]:
-    """Keys a query may name: its extracted entities plus its content-word uni- and bigrams.
+def query_keys(query: str) -> list[tuple[str, float]]:
+    """Keys a query may name, with how much a match counts, strongest first.
 
-    Queries are often typed in lower case, so plain words are also tried against the entity
-    table (exact key or word prefix); the lookup is an index probe per key, bounded in count.
+    Extracted entities and content-word bigrams count fully; single words (queries are often
+    typed in lower case) count half, so "alice" alone cannot outweigh "Alice Smith".
     """
-    keys = [entity_key(e) for e in extract_entities(query)]
     words = [entity_key(w) for w in _TOKEN.findall(query)]
     content = [w for w in words if w and w not in STOP_WORDS]
-    keys.extend(content)
-    keys.extend(f"{a} {b}" for a, b in itertools.pairwise(content))
-    return [k for k in dict.fromkeys(keys) if k][:16]
+    keys = [(entity_key(e), 1.0) for e in extract_entities(query)]
+    keys += [(f"{a} {b}", 1.0) for a, b in itertools.pairwise(content)]
+    keys += [(w, 0.5) for w in content]
+    seen: set[str] = set()
+    out = []
+    for key, weight in keys:
+        if key and key not in seen:
+            seen.add(key)
+            out.append((key, weight))
+    return out[:24]
