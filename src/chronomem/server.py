@@ -569,6 +569,13 @@ def serve(config: ServerConfig) -> None:
         server.run("stdio")
         return
     host, port = config.http
+    auth = "bearer token required" if config.token else "no token (loopback only)"
+    print(
+        f"chronomem: serving MCP over streamable HTTP at http://{_url_host(host)}:{port}/mcp "
+        f"({auth}; db {config.db}; owner {config.owner})",
+        file=sys.stderr,
+        flush=True,
+    )
     server.run(
         "streamable-http",
         host=host,

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import socket
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import anyio
+import httpx2
 import pytest
 from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver.exceptions import ToolError
 
 from chronomem import server
@@ -397,3 +402,67 @@ def test_database_path_expands_home_and_creates_parents(
     flag = server.config_from_args(_args("--db", str(tmp_path / "f.db")), {"CHRONOMEM_DB": "x"})
     assert flag.db == tmp_path / "f.db"
     assert server.config_from_args(_args(), {"CHRONOMEM_OWNER": "ann"}).owner == "ann"
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def _http_server(tmp_path: Path, token: str) -> Iterator[str]:
+    port = _free_port()
+    env = {**server_env(tmp_path / "m.db", "ardian"), "CHRONOMEM_TOKEN": token}
+    with (tmp_path / "http.log").open("w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "chronomem.server", "--http", f"127.0.0.1:{port}"],
+            env={**env, "PATH": "/usr/bin:/bin"},
+            stderr=log,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    assert proc.poll() is None, "server exited early"
+                    assert time.monotonic() < deadline, "server did not start"
+                    time.sleep(0.1)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+    assert "serving MCP over streamable HTTP" in (tmp_path / "http.log").read_text()
+
+
+def test_loopback_http_round_trip_with_bearer_token_and_host_checks(tmp_path: Path) -> None:
+    token = "correct horse battery staple"
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    headers = {"Accept": "application/json, text/event-stream"}
+
+    async def go(url: str) -> None:
+        async with httpx2.AsyncClient() as raw:
+            assert (await raw.post(url, json=ping, headers=headers)).status_code == 401
+            wrong = {**headers, "Authorization": "Bearer guess"}
+            assert (await raw.post(url, json=ping, headers=wrong)).status_code == 401
+            rebound = {**headers, "Authorization": f"Bearer {token}", "Host": "evil.example"}
+            assert (await raw.post(url, json=ping, headers=rebound)).status_code == 421
+        client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+        async with (
+            client,
+            streamable_http_client(url, http_client=client) as (read, write),
+            ClientSession(read, write) as s,
+        ):
+            await s.initialize()
+            fact = await call(s, "chronomem_remember", content="Ardian prefers quiet tables")
+            found = await call(s, "chronomem_recall", query="quiet tables")
+            assert [f["id"] for f in found["facts"]] == [fact["id"]]
+
+    with _http_server(tmp_path, token) as url:
+        run(lambda: go(url))
