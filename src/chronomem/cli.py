@@ -382,6 +382,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))
+    except BrokenPipeError:
+        # The reader (``| head``) left; say nothing more and do not fail loudly.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  # interpreter flushes it at exit
+        return EXIT_OK
     except (_Usage, InvalidFactError, ExportFormatError) as e:
         print(f"chronomem {args.command}: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -672,10 +672,22 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "python -m chronomem.
     try:
         config = config_from_args(args, os.environ)
     except (ServerConfigError, OSError) as e:
-        print(f"chronomem server: {e}", file=sys.stderr)
+        print(f"{prog}: {e}", file=sys.stderr)
         return 2
+    try:
+        _check_database(config)
+    except (ChronoMemError, ChronicaError) as e:
+        print(f"{prog}: cannot use {config.db}: {e}", file=sys.stderr)
+        return 1
     serve(config)
     return 0
+
+
+def _check_database(config: ServerConfig) -> None:
+    """Open and close the file once, so a foreign or too-new file is a clear message at
+    start rather than a traceback from inside the SDK's lifespan."""
+    ChronoMem(config.db, owner=config.owner).close()
+    SQLiteStore(config.db).close()
 
 
 if __name__ == "__main__":

@@ -271,3 +271,18 @@ def test_serve_starts_the_mcp_server(tmp_path: Path) -> None:
 
     with (tmp_path / "serve.log").open("w") as log:
         assert "chronomem_recall" in anyio.run(go)
+
+
+def test_python_dash_m_chronomem_and_a_foreign_file(tmp_path: Path) -> None:
+    foreign = tmp_path / "notes.db"
+    foreign.write_bytes(b"my diary\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "chronomem", "recall", "x", "--db", str(foreign)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "not a SQLite database" in done.stderr
+    assert foreign.read_bytes() == b"my diary\n"

@@ -466,3 +466,20 @@ def test_loopback_http_round_trip_with_bearer_token_and_host_checks(tmp_path: Pa
 
     with _http_server(tmp_path, token) as url:
         run(lambda: go(url))
+
+
+def test_a_foreign_file_is_refused_untouched(tmp_path: Path) -> None:
+    foreign = tmp_path / "notes.db"
+    foreign.write_bytes(b"my diary, not a database\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "chronomem.server", "--db", str(foreign)],
+        env=server_env(tmp_path / "unused.db", "tester"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "not a SQLite database" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert foreign.read_bytes() == b"my diary, not a database\n"
