@@ -20,6 +20,9 @@ _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")  # lookbehind: 
 _URL = re.compile(r"\bhttps?://[^\s<>\"']+", re.IGNORECASE)
 _HANDLE = re.compile(r"(?<![\w.@])@\w{2,}")
 _QUOTED = re.compile(r"\"([^\"\n]{2,60})\"|“([^”\n]{2,60})”|(?<!\w)'([^'\n]{2,60})'(?!\w)")
+_EDGE = ".,;:!?()[]{}<>\"'\u201c\u201d\u2018\u2019"
+_DIGIT = re.compile(r"\d")
+_ALPHA_OR_HYPHEN = re.compile(r"[^\W\d_]|-")
 _TOKEN = re.compile(r"\w(?:[\w.\-']*\w)?")
 _MAX_ENTITIES = 32
 _MAX_NAME = 120  # longer "names" are runs of capitalised text, not entities
@@ -37,33 +40,36 @@ def entity_key(name: str) -> str:
     return " ".join(w for w in words if w)
 
 
-def _is_code(tok: str) -> bool:
-    has_digit = any(ch.isdigit() for ch in tok)
-    has_alpha = any(ch.isalpha() for ch in tok)
-    return has_digit and (has_alpha or "-" in tok)
-
-
 def _is_proper(tok: str) -> bool:
-    return tok[0].isupper() or _is_code(tok)
+    """Capitalised, or a code: a digit plus a letter or hyphen (``T14``, ``TN-2420``)."""
+    if tok[0].isupper():
+        return True
+    return _DIGIT.search(tok) is not None and (
+        not tok.isdigit() and _ALPHA_OR_HYPHEN.search(tok) is not None
+    )
 
 
 def _runs(text: str) -> list[str]:
-    """Maximal runs of adjacent proper-noun-like tokens, without sentence-initial stop words."""
+    """Maximal runs of adjacent proper-noun-like words, without sentence-initial stop words.
+
+    Punctuation at a word's edge ends the run (``Smith.``, ``(Alice``); inner punctuation stays
+    (``Wi-Fi``, ``TN-2420``). Splitting on whitespace keeps this cheap on the write path.
+    """
     runs: list[str] = []
     current: list[str] = []
-    last_end = 0
-    for m in _TOKEN.finditer(text):
-        tok = m.group().removesuffix("'s").rstrip(".")
-        gap = text[last_end : m.start()]
-        if current and (gap.strip() or not gap):
+    for piece in text.split():
+        if current and piece[0] in _EDGE:
             runs.append(" ".join(current))
             current = []
-        if tok and _is_proper(tok) and not (not current and tok.lower() in STOP_WORDS):
-            current.append(tok)
+        word = piece.strip(_EDGE).removesuffix("'s").removesuffix("\u2019s")
+        if word and _is_proper(word) and (current or word.lower() not in STOP_WORDS):
+            current.append(word)
         elif current:
             runs.append(" ".join(current))
             current = []
-        last_end = m.end()
+        if current and piece[-1] in _EDGE:
+            runs.append(" ".join(current))
+            current = []
     if current:
         runs.append(" ".join(current))
     return runs
@@ -73,12 +79,15 @@ def extract_entities(text: str) -> list[str]:
     """Entity display names found in ``text``: first spelling wins, one per key, in order."""
     found: list[str] = []
     rest = text
-    for pattern in (_URL, _EMAIL, _HANDLE):
-        found.extend(m.group().rstrip("/.,;") for m in pattern.finditer(rest))
-        rest = pattern.sub(" , ", rest)
-    for m in _QUOTED.finditer(rest):
-        found.append(next(g for g in m.groups() if g))
-    found.extend(_runs(_QUOTED.sub(" , ", rest)))
+    if "@" in rest or "://" in rest:  # cheap test first: most facts hold neither
+        for pattern in (_URL, _EMAIL, _HANDLE):
+            found.extend(m.group().rstrip("/.,;") for m in pattern.finditer(rest))
+            rest = pattern.sub(" , ", rest)
+    if '"' in rest or "'" in rest or "\u201c" in rest:
+        for m in _QUOTED.finditer(rest):
+            found.append(next(g for g in m.groups() if g))
+        rest = _QUOTED.sub(" , ", rest)
+    found.extend(_runs(rest))
     seen: set[str] = set()
     unique: list[str] = []
     for name in found:

@@ -56,7 +56,6 @@ CREATE TABLE chronomem_fact_entities (
     fact_rowid INTEGER NOT NULL REFERENCES chronomem_facts(rowid),
     PRIMARY KEY (entity_id, fact_rowid)
 ) WITHOUT ROWID;
-CREATE INDEX chronomem_fact_entities_fact ON chronomem_fact_entities(fact_rowid);
 CREATE TABLE chronomem_entity_links (
     src INTEGER NOT NULL REFERENCES chronomem_entities(id),
     dst INTEGER NOT NULL REFERENCES chronomem_entities(id),

@@ -1,0 +1,123 @@
+"""recall: channels, fusion, explanations, token-budget packing and the filter-before-limit rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chronomem import ChronoMem, estimate_tokens
+from chronomem._retrieval import CHANNEL_DEPTH, RRF_K
+
+
+@pytest.fixture(scope="module")
+def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChronoMem]:
+    path = tmp_path_factory.mktemp("r") / "r.db"
+    with ChronoMem(path) as m:
+        m.remember("Alice Smith manages Project Falcon.")
+        m.remember("Project Falcon runs on PostgreSQL in production.")
+        m.remember("Bob Jones manages Project Orion.")
+        m.remember("Project Orion runs on MySQL in production.")
+        for i in range(40):
+            m.remember(f"Note {i}: the weekly sync covers hiring, budget and the roadmap item {i}.")
+        yield m
+
+
+def test_score_follows_the_rrf_formula(tmp_path: Path) -> None:
+    with ChronoMem(tmp_path / "f.db", weights={"jaccard": 0, "entity": 0, "graph": 0}) as m:
+        m.remember("Zoe plays the cello", trust=0.5, confidence=0.5)
+        [hit] = m.recall("cello")
+        assert hit.ranks["bm25"] == 1
+        assert hit.score == pytest.approx(1.0 / (RRF_K + 1) * (0.8 + 0.4 * 0.5) * 0.5)
+
+
+def test_trust_and_confidence_break_ties(tmp_path: Path) -> None:
+    with ChronoMem(tmp_path / "t.db") as m:
+        low = m.remember("Yara plays the oboe", trust=0.1)
+        high = m.remember("Yara plays the oboe", trust=0.9)
+        assert [f.id for f in m.recall("Yara oboe")] == [high, low]
+
+
+def test_multi_hop_reaches_facts_through_the_graph(mem: ChronoMem) -> None:
+    results = mem.recall("which database does Alice Smith's project run on", limit=3)
+    hop = [f for f in results if "PostgreSQL" in f.content]
+    assert hop, [f.content for f in results]
+    assert "graph" in hop[0].ranks
+    assert not any("MySQL" in f.content for f in results[:2])
+
+
+def test_every_result_says_why(mem: ChronoMem) -> None:
+    for fact in mem.recall("Project Falcon budget", limit=5):
+        assert fact.ranks
+        assert set(fact.ranks) <= {"bm25", "jaccard", "entity", "graph"}
+        assert all(r >= 1 for r in fact.ranks.values())
+        assert fact.score > 0
+        assert fact.tokens == estimate_tokens(fact.content)
+
+
+def test_results_are_best_first(mem: ChronoMem) -> None:
+    scores = [f.score for f in mem.recall("weekly sync roadmap budget", limit=20)]
+    assert scores == sorted(scores, reverse=True)
+
+
+@given(budget=st.integers(min_value=0, max_value=400), query=st.sampled_from(
+    ["weekly sync", "Project Falcon", "budget roadmap hiring", "Alice", "production"]))  # fmt: skip
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_packing_never_exceeds_the_budget(mem: ChronoMem, budget: int, query: str) -> None:
+    results = mem.recall(query, token_budget=budget)
+    assert sum(f["tokens"] for f in results) <= budget
+    scores = [f.score for f in results]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_packing_skips_a_fact_that_does_not_fit(tmp_path: Path) -> None:
+    with ChronoMem(tmp_path / "p.db", token_counter=len) as m:
+        m.remember("Quinn kayak " + "long " * 40, trust=1.0)  # best match, 200+ "tokens"
+        short = m.remember("Quinn kayak", trust=0.0)
+        results = m.recall("Quinn kayak", token_budget=50)
+        assert [f.id for f in results] == [short]
+        assert m.recall("Quinn kayak", token_budget=10) == []
+
+
+def test_packing_is_exact_with_a_custom_counter(tmp_path: Path) -> None:
+    with ChronoMem(tmp_path / "c.db", token_counter=lambda s: 10) as m:
+        for i in range(5):
+            m.remember(f"Rhea item {i}")
+        assert len(m.recall("Rhea item", token_budget=30)) == 3
+        assert len(m.recall("Rhea item", token_budget=29)) == 2
+        assert len(m.recall("Rhea item", token_budget=30, limit=2)) == 2
+
+
+def test_filter_is_applied_before_the_candidate_limit(tmp_path: Path) -> None:
+    # More superseded matches than any channel's candidate bound: the one active fact must
+    # still be found, because the filter lives inside each channel's SQL.
+    with ChronoMem(tmp_path / "l.db") as m:
+        fid = m.remember("Sven's locker code is 0")
+        for i in range(1, CHANNEL_DEPTH + 30):
+            fid = m.supersede(fid, f"Sven's locker code is {i}")
+        [hit] = m.recall("Sven locker code", limit=1)
+        assert hit.id == fid
+        assert len(m.recall("Sven locker code", active_only=False, limit=500)) >= CHANNEL_DEPTH
+
+
+def test_channel_weights_are_configurable(tmp_path: Path) -> None:
+    with ChronoMem(tmp_path / "w.db", weights={"bm25": 0, "jaccard": 0, "graph": 0}) as m:
+        m.remember("Tariq owns the Nimbus cluster")
+        m.remember("Nimbus clouds bring rain")
+        results = m.recall("Tariq rain")
+        # The rain fact is a bm25 candidate, but bm25 weighs nothing here: only entity counts.
+        assert [f.content for f in results] == ["Tariq owns the Nimbus cluster"]
+    with ChronoMem(tmp_path / "w.db") as m:
+        assert len(m.recall("Tariq rain")) == 2
+
+
+def test_estimate_tokens() -> None:
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("a") == 1
+    assert estimate_tokens("hello world") == 4
+    assert estimate_tokens("ThinkPad T14 primary interface is Wi-Fi") >= 8
