@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -81,13 +80,12 @@ class Chronicarius:
         stored the first time and discards the new payload.
         """
         owner_id = check.check_owner(owner_id)
-        actum = check.validated_actum(actum)
+        actum = check.validated_actum(actum, new_actum_id())
         if idempotency_key is not None:
             idempotency_key = check.check_idempotency_key(idempotency_key)
             if self._keyed_store is None:
                 raise IdempotencyUnsupportedError(self._store)
         self._check_owner(owner_id, actum.chronicum_id, create=True)
-        actum = dataclasses.replace(actum, id=new_actum_id())
         if idempotency_key is None or self._keyed_store is None:
             return self._store.record(actum)
         return self._keyed_store.record_once(actum, idempotency_key)

@@ -174,10 +174,12 @@ def _nul_in_json(value: object) -> str | None:
     return next((problem for item in items if (problem := _nul_in_json(item))), None)
 
 
-def validated_actum(actum: object) -> Actum:
-    """Check every field of ``actum`` and return it with kinds normalised to enums.
+def validated_actum(actum: object, new_id: str) -> Actum:
+    """Check every field of ``actum`` and return a copy ready for a store.
 
-    The ``id`` and ``at`` the caller sent are ignored here: chronica replaces them.
+    The copy has kinds normalised to enums, metadata detached from the caller's objects,
+    ``id`` set to ``new_id`` and no ``at``: chronica replaces the caller's ID, and the
+    store stamps the time. Building the copy once here keeps the append path short.
     """
     if not isinstance(actum, Actum):
         raise ChronicaTypeError("actum", "an Actum", actum)
@@ -196,4 +198,5 @@ def validated_actum(actum: object) -> Actum:
         actor=actum.actor,
         content=content,
         metadata=metadata,
+        id=new_id,
     )
