@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import getpass
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -29,11 +28,10 @@ from chronomem import (
 )
 
 from . import _cli_output as show
+from ._cli_config import DEFAULT_DB, resolve_db, resolve_owner
 from ._cli_transfer import ExportFormatError
 
 __all__ = ["main"]
-
-DEFAULT_DB = "~/.chronomem/memory.db"
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE = 0, 1, 2
 
@@ -43,14 +41,11 @@ class _Usage(Exception):
 
 
 def _db_path(args: argparse.Namespace) -> Path:
-    raw = args.db or os.environ.get("CHRONOMEM_DB") or DEFAULT_DB
-    path = Path(os.path.expanduser(raw))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path
+    return resolve_db(args.db, os.environ)
 
 
 def _owner(args: argparse.Namespace) -> str:
-    return str(args.owner or os.environ.get("CHRONOMEM_OWNER") or getpass.getuser())
+    return resolve_owner(args.owner, os.environ)
 
 
 @contextlib.contextmanager

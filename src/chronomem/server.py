@@ -15,17 +15,14 @@ with a readable message, and the server keeps serving.
 from __future__ import annotations
 
 import argparse
-import getpass
 import hmac
-import ipaddress
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
@@ -40,6 +37,14 @@ from chronica import ActorKind, Actum, ActumKind, ChronicaError, Chronicarius
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem, ChronoMemError, Fact
 
+from ._cli_config import (
+    DEFAULT_DB,
+    ServerConfig,
+    ServerConfigError,
+    add_server_arguments,
+    config_from_args,
+)
+
 __all__ = [
     "DEFAULT_DB",
     "ServerConfig",
@@ -51,30 +56,8 @@ __all__ = [
     "serve",
 ]
 
-DEFAULT_DB = "~/.chronomem/memory.db"
-"""Where the server keeps its memory unless told otherwise."""
-
-DEFAULT_PORT = 8765
 MAX_QUERY_CHARS = 10_000
 """Longest recall query accepted: far above any real question, far below a DoS."""
-
-_LOOPBACK_NAMES = ("localhost",)
-
-
-class ServerConfigError(ValueError):
-    """The server was asked to start in a way that is unsafe or impossible."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ServerConfig:
-    """Everything the server needs to start; built from flags and environment."""
-
-    db: Path
-    owner: str
-    http: tuple[str, int] | None = None
-    token: str | None = None
-    allowed_hosts: tuple[str, ...] = ()
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
 
 
 @dataclass(frozen=True)
@@ -540,15 +523,6 @@ def build_server(config: ServerConfig) -> MCPServer[_State]:
     return server
 
 
-def _is_loopback(host: str) -> bool:
-    if host in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _transport_security(host: str, extra: Sequence[str]) -> TransportSecuritySettings:
     """DNS-rebinding protection stays on: only Host/Origin values we expect are let in."""
     names = ["127.0.0.1", "localhost", "[::1]"]
@@ -581,82 +555,6 @@ def serve(config: ServerConfig) -> None:
         host=host,
         port=port,
         transport_security=_transport_security(host, config.allowed_hosts),
-    )
-
-
-# --------------------------------------------------------------------------- config
-
-
-def _parse_http(value: str) -> tuple[str, int]:
-    host, sep, port_text = value.rpartition(":")
-    if not sep:
-        host, port_text = "", value
-    host = host.strip("[]") or "127.0.0.1"
-    try:
-        port = int(port_text)
-    except ValueError:
-        raise ServerConfigError(f"--http expects HOST:PORT, got {value!r}") from None
-    if not 0 < port < 65536:
-        raise ServerConfigError(f"--http port must be 1-65535, got {port}")
-    return host, port
-
-
-def resolve_db(value: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> Path:
-    """The database path: flag, then ``CHRONOMEM_DB``, then the default; parents created."""
-    raw = value if value is not None else environ.get("CHRONOMEM_DB") or DEFAULT_DB
-    path = Path(os.path.expanduser(os.fspath(raw)))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def resolve_owner(value: str | None, environ: Mapping[str, str]) -> str:
-    """The owner: flag, then ``CHRONOMEM_OWNER``, then the OS user."""
-    return value or environ.get("CHRONOMEM_OWNER") or getpass.getuser()
-
-
-def add_server_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``chronomem serve`` / ``python -m chronomem.server`` to ``parser``."""
-    parser.add_argument("--db", help=f"SQLite file (env CHRONOMEM_DB, default {DEFAULT_DB})")
-    parser.add_argument(
-        "--owner", help="whose memory this is (env CHRONOMEM_OWNER, default OS user)"
-    )
-    parser.add_argument(
-        "--http",
-        metavar="HOST:PORT",
-        help=f"serve streamable HTTP instead of stdio (e.g. 127.0.0.1:{DEFAULT_PORT}); "
-        "a non-loopback HOST needs CHRONOMEM_TOKEN",
-    )
-    parser.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="extra Host header value accepted over HTTP (DNS-rebinding protection stays on)",
-    )
-    parser.add_argument(
-        "--log-level",
-        default="WARNING",
-        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
-        help="server log level on stderr (default WARNING)",
-    )
-
-
-def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> ServerConfig:
-    """Build a :class:`ServerConfig`; refuse an exposed HTTP bind without a token."""
-    http = _parse_http(args.http) if args.http else None
-    token = environ.get("CHRONOMEM_TOKEN") or None
-    if http is not None and not _is_loopback(http[0]) and token is None:
-        raise ServerConfigError(
-            f"refusing to serve on non-loopback address {http[0]!r} without a bearer token: "
-            "set CHRONOMEM_TOKEN (clients send 'Authorization: Bearer <token>')"
-        )
-    return ServerConfig(
-        db=resolve_db(args.db, environ),
-        owner=resolve_owner(args.owner, environ),
-        http=http,
-        token=token,
-        allowed_hosts=tuple(args.allow_host),
-        log_level=args.log_level,
     )
 
 

@@ -1,0 +1,134 @@
+"""Where the database, the owner and the server's transport come from.
+
+One place decides this for every ``chronomem`` command and for ``python -m chronomem.server``:
+a flag wins, then the environment (``CHRONOMEM_DB``, ``CHRONOMEM_OWNER``, ``CHRONOMEM_TOKEN``),
+then the default. Nothing here imports the MCP SDK, so commands other than ``serve`` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import ipaddress
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+__all__ = [
+    "DEFAULT_DB",
+    "DEFAULT_PORT",
+    "ServerConfig",
+    "ServerConfigError",
+    "add_server_arguments",
+    "config_from_args",
+    "is_loopback",
+    "resolve_db",
+    "resolve_owner",
+]
+
+DEFAULT_DB = "~/.chronomem/memory.db"
+"""Where the server keeps its memory unless told otherwise."""
+
+DEFAULT_PORT = 8765
+_LOOPBACK_NAMES = ("localhost",)
+
+
+class ServerConfigError(ValueError):
+    """The server was asked to start in a way that is unsafe or impossible."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerConfig:
+    """Everything the server needs to start; built from flags and environment."""
+
+    db: Path
+    owner: str
+    http: tuple[str, int] | None = None
+    token: str | None = None
+    allowed_hosts: tuple[str, ...] = ()
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (so HTTP on it needs no token)."""
+    if host in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _parse_http(value: str) -> tuple[str, int]:
+    host, sep, port_text = value.rpartition(":")
+    if not sep:
+        host, port_text = "", value
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise ServerConfigError(f"--http expects HOST:PORT, got {value!r}") from None
+    if not 0 < port < 65536:
+        raise ServerConfigError(f"--http port must be 1-65535, got {port}")
+    return host, port
+
+
+def resolve_db(value: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> Path:
+    """The database path: flag, then ``CHRONOMEM_DB``, then the default; parents created."""
+    raw = value if value is not None else environ.get("CHRONOMEM_DB") or DEFAULT_DB
+    path = Path(os.path.expanduser(os.fspath(raw)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def resolve_owner(value: str | None, environ: Mapping[str, str]) -> str:
+    """The owner: flag, then ``CHRONOMEM_OWNER``, then the OS user."""
+    return value or environ.get("CHRONOMEM_OWNER") or getpass.getuser()
+
+
+def add_server_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``chronomem serve`` / ``python -m chronomem.server`` to ``parser``."""
+    parser.add_argument("--db", help=f"SQLite file (env CHRONOMEM_DB, default {DEFAULT_DB})")
+    parser.add_argument(
+        "--owner", help="whose memory this is (env CHRONOMEM_OWNER, default OS user)"
+    )
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help=f"serve streamable HTTP instead of stdio (e.g. 127.0.0.1:{DEFAULT_PORT}); "
+        "a non-loopback HOST needs CHRONOMEM_TOKEN",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="extra Host header value accepted over HTTP (DNS-rebinding protection stays on)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+        help="server log level on stderr (default WARNING)",
+    )
+
+
+def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> ServerConfig:
+    """Build a :class:`ServerConfig`; refuse an exposed HTTP bind without a token."""
+    http = _parse_http(args.http) if args.http else None
+    token = environ.get("CHRONOMEM_TOKEN") or None
+    if http is not None and not is_loopback(http[0]) and token is None:
+        raise ServerConfigError(
+            f"refusing to serve on non-loopback address {http[0]!r} without a bearer token: "
+            "set CHRONOMEM_TOKEN (clients send 'Authorization: Bearer <token>')"
+        )
+    return ServerConfig(
+        db=resolve_db(args.db, environ),
+        owner=resolve_owner(args.owner, environ),
+        http=http,
+        token=token,
+        allowed_hosts=tuple(args.allow_host),
+        log_level=args.log_level,
+    )
