@@ -35,12 +35,12 @@ CHANNELS = ("bm25", "jaccard", "entity", "graph")
 # plateau of perfect dev recall@3; graph below 1 so one-hop facts rank after direct ones.
 DEFAULT_WEIGHTS: Mapping[str, float] = {"bm25": 1.0, "jaccard": 1.0, "entity": 1.0, "graph": 0.6}
 RRF_K = 60
-CHANNEL_DEPTH = 200
+CHANNEL_DEPTH = 100
 RARE_DF = 400
-COMMON_DEPTH = 100
+COMMON_DEPTH = 60
 MAX_QUERY_WORDS = 12
 MAX_QUERY_ENTITIES = 12
-PER_ENTITY = 100
+PER_ENTITY = 60
 NEIGHBOURS = 8
 PER_NEIGHBOUR = 25
 
