@@ -244,12 +244,14 @@ def _neighbours(conn: sqlite3.Connection, named: Mapping[int, float]) -> dict[in
         return {}
     ids = list(named)
     marks = ",".join("?" * len(ids))
-    rows = conn.execute(
-        f"""SELECT src, dst, weight FROM chronomem_entity_links
-            WHERE src IN ({marks}) AND dst NOT IN ({marks})
-            ORDER BY weight DESC LIMIT ?""",
-        (*ids, *ids, NEIGHBOURS * 4),
-    ).fetchall()
+    # Per source, its strongest links by index: a hub entity with thousands of neighbours
+    # costs no more than one with five.
+    per_source = " UNION ALL ".join(
+        f"""SELECT * FROM (SELECT src, dst, weight FROM chronomem_entity_links
+            WHERE src = ? AND dst NOT IN ({marks}) ORDER BY weight DESC LIMIT {NEIGHBOURS})"""
+        for _ in ids
+    )
+    rows = conn.execute(per_source, [x for src in ids for x in (src, *ids)]).fetchall()
     hops: dict[int, float] = defaultdict(float)
     for src, dst, weight in rows:
         hops[dst] += weight * named[src]

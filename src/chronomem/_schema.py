@@ -62,6 +62,7 @@ CREATE TABLE chronomem_entity_links (
     weight REAL NOT NULL,
     PRIMARY KEY (src, dst)
 ) WITHOUT ROWID;
+CREATE INDEX chronomem_entity_links_strongest ON chronomem_entity_links(src, weight DESC);
 """
 
 # Index i holds the script that takes the schema from version i to i + 1.

@@ -121,3 +121,45 @@ def test_estimate_tokens() -> None:
     assert estimate_tokens("a") == 1
     assert estimate_tokens("hello world") == 4
     assert estimate_tokens("ThinkPad T14 primary interface is Wi-Fi") >= 8
+
+
+def _bulk(mem: ChronoMem, texts: list[str]) -> None:
+    # White-box: one transaction for setup speed; the same insert code as remember().
+    from chronomem._validate import check_fact
+    from chronomem._write import insert_fact, prepare
+
+    opts = {"category": None, "trust": 0.8, "confidence": 1.0, "valid_from": None}
+    opts |= {"entities": None, "source": None, "metadata": None}
+    with mem._db.write() as conn:
+        for text in texts:
+            insert_fact(conn, mem.owner, prepare(check_fact(text, **opts)), system_time=1)
+
+
+def _vm_steps(mem: ChronoMem, query: str) -> int:
+    steps = 0
+
+    def tick() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    mem._db.conn.set_progress_handler(tick, 100)
+    try:
+        mem.recall(query, limit=10)
+    finally:
+        mem._db.conn.set_progress_handler(None, 0)
+    return steps
+
+
+@pytest.mark.slow
+def test_recall_work_grows_sublinearly(tmp_path: Path) -> None:
+    # Every fact matches the query's words, so a scorer that touched every match would do 8x
+    # the work at 8x the facts; the bounded channels must stay roughly flat. (Words rarer than
+    # RARE_DF are scored in full, so their cost grows until that bound: by design, bounded.)
+    texts = [f"Weekly sync status update {i} for Team{i % 2} about item{i}" for i in range(8000)]
+    with ChronoMem(tmp_path / "small.db") as small, ChronoMem(tmp_path / "big.db") as big:
+        _bulk(small, texts[:1000])
+        _bulk(big, texts)
+        query = "weekly sync status update Team1"
+        ratio = _vm_steps(big, query) / _vm_steps(small, query)
+    assert ratio < 1.5, ratio
