@@ -229,3 +229,21 @@ def test_custom_token_counter(tmp_path: Path) -> None:
         mem.remember("Hank drives a Volvo XC90")
         [hit] = mem.recall("Volvo")
         assert hit.tokens == 7
+
+
+def test_schema_is_versioned_and_migrated_once(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "v.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE chronomem_schema (version INTEGER NOT NULL)")  # version 0
+    conn.commit()
+    conn.close()
+    for _ in range(2):
+        ChronoMem(path).close()
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("SELECT version FROM chronomem_schema").fetchall() == [(1,)]
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    finally:
+        conn.close()

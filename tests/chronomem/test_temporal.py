@@ -8,6 +8,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chronomem import ChronoMem, Fact, InvalidFactError
 
@@ -122,3 +124,21 @@ def test_category_filter_is_inside_the_query(mem: ChronoMem) -> None:
         mem.remember(f"Nora note {i} about the Zephyr build", category="noise")
     wanted = mem.remember("Nora owns the Zephyr build", category="owner")
     assert ids(mem.recall("Zephyr build", category="owner", limit=1)) == [wanted]
+
+
+@given(
+    gaps=st.lists(st.integers(min_value=0, max_value=400), min_size=1, max_size=6),
+    probe=st.integers(min_value=-30, max_value=3000),
+)
+@settings(max_examples=40, deadline=None)
+def test_as_of_picks_the_interval_containing_the_moment(gaps: list[int], probe: int) -> None:
+    starts = [JAN + timedelta(days=sum(gaps[: i + 1])) for i in range(len(gaps))]
+    with ChronoMem(":memory:") as mem:
+        chain = [mem.remember("Omar's desk is in room 0", valid_from=starts[0])]
+        for i, start in enumerate(starts[1:], start=1):
+            chain.append(mem.supersede(chain[-1], f"Omar's desk is in room {i}", valid_from=start))
+        moment = JAN + timedelta(days=probe)
+        expected = [fid for fid, s in zip(chain, starts, strict=True) if s <= moment]
+        got = ids(mem.recall("Omar desk room", as_of=moment, limit=10))
+        # Equal starts give zero-length intervals: only the last fact starting then is valid.
+        assert got == expected[-1:]
