@@ -18,17 +18,18 @@ import argparse
 import hmac
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import CallToolResult, TextContent
 
 # pydantic reads stdlib TypedDicts only from Python 3.12; the SDK depends on typing_extensions.
 from typing_extensions import TypedDict
@@ -184,6 +185,26 @@ def _fact_out(fact: Fact) -> FactOut:
     )
 
 
+def _fact_line(fact: Fact) -> str:
+    """One fact as a model reads it: the id to act on, the claim, and when it held."""
+    since = fact.valid_from.date().isoformat()
+    until = f" until {fact.valid_until.date().isoformat()}" if fact.valid_until else ""
+    lineage = f"; superseded by {fact.superseded_by}" if fact.superseded_by else ""
+    gone = "; forgotten" if fact.forgotten else ""
+    category = f"{fact.category}; " if fact.category else ""
+    return (
+        f"- [{fact.id}] {fact.content} ({category}valid from {since}{until}; "
+        f"trust {fact.trust_score:.1f}{lineage}{gone})"
+    )
+
+
+def _result(structured: Mapping[str, Any], head: str, facts: Sequence[Fact]) -> CallToolResult:
+    """Structured output for programs, and compact lines (not indented JSON) for the model:
+    recall exists to save context tokens, so its text should not spend them on syntax."""
+    text = "\n".join([head, *(_fact_line(f) for f in facts)])
+    return CallToolResult(content=[TextContent(text=text)], structured_content=dict(structured))
+
+
 def _actum_out(actum: Actum) -> ActumOut:
     return ActumOut(
         id=actum.id,
@@ -279,7 +300,7 @@ async def chronomem_recall(
     known_at: datetime | None = None,
     category: str | None = None,
     active_only: bool = True,
-) -> RecallOut:
+) -> Annotated[CallToolResult, RecallOut]:
     """Find what is known that is relevant to a question, best first.
 
     Use it before answering anything that may depend on earlier conversations. Set
@@ -303,7 +324,9 @@ async def chronomem_recall(
             category=category,
             active_only=active_only,
         )
-    return RecallOut(facts=[_fact_out(f) for f in facts], total_tokens=sum(f.tokens for f in facts))
+    total = sum(f.tokens for f in facts)
+    head = f"{len(facts)} facts ({total} tokens), best first:" if facts else "nothing recalled"
+    return _result(RecallOut(facts=[_fact_out(f) for f in facts], total_tokens=total), head, facts)
 
 
 async def chronomem_supersede(
@@ -358,7 +381,9 @@ async def chronomem_forget(
     return ForgetOut(id=fact_id, forgotten=True)
 
 
-async def chronomem_timeline(ctx: Context[_State, Any], entity: str) -> TimelineOut:
+async def chronomem_timeline(
+    ctx: Context[_State, Any], entity: str
+) -> Annotated[CallToolResult, TimelineOut]:
     """Show how beliefs about one entity evolved: every fact, oldest first.
 
     Use it when asked what changed, since when something is true, or why an answer
@@ -367,7 +392,8 @@ async def chronomem_timeline(ctx: Context[_State, Any], entity: str) -> Timeline
     _check_text("entity", entity)
     with _readable_errors():
         facts = _state(ctx).memory.timeline(entity)
-    return TimelineOut(entity=entity, facts=[_fact_out(f) for f in facts])
+    head = f"{len(facts)} facts about {entity!r}, oldest first:"
+    return _result(TimelineOut(entity=entity, facts=[_fact_out(f) for f in facts]), head, facts)
 
 
 async def chronomem_contradictions(ctx: Context[_State, Any]) -> ContradictionsOut:

@@ -22,7 +22,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from chronomem import server
 
-from .mcp_client import call, call_error, connect, server_env
+from .mcp_client import call, call_error, connect, server_env, text_of
 
 EXPECTED_TOOLS = {
     "chronomem_remember",
@@ -98,6 +98,10 @@ def test_memory_tools_remember_revise_and_recall(tmp_path: Path) -> None:
                 s, "chronomem_recall", query="ThinkPad interface", active_only=False, limit=5
             )
             assert {f["id"] for f in every["facts"]} == {wifi["id"], eth["id"]}
+            compact = text_of(await s.call_tool("chronomem_recall", {"query": "ThinkPad"}))
+            assert compact.splitlines()[0].startswith("1 facts (")
+            assert compact.splitlines()[1].startswith(f"- [{eth['id']}] ThinkPad T14 primary")
+            assert "(net; valid from " in compact
             tight = await call(s, "chronomem_recall", query="ThinkPad interface", token_budget=1)
             assert tight["facts"] == []
             other = await call(s, "chronomem_recall", query="ThinkPad", category="food")
