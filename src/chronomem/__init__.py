@@ -2,7 +2,27 @@
 
 Facts carry a system time (when recorded) and a validity interval (when true in the world);
 ``supersede`` ends one belief and starts the next in one transaction, ``recall`` fuses four
-retrieval channels by weighted RRF and packs the result into an exact token budget.
+retrieval channels (FTS5 bm25, Jaccard, entity alignment, entity-graph adjacency) by weighted
+RRF and packs the result into an exact token budget.
+
+Documented decisions (the contract leaves them to us):
+
+* Naive datetimes are read as UTC; every datetime chronomem returns is timezone-aware UTC.
+* Limits: content at most 64 KiB of UTF-8 and metadata at most 64 KiB of JSON; text may not
+  hold NUL or lone surrogates. Violations raise :class:`InvalidFactError` naming the field and
+  write nothing.
+* Contradictions are never silent: ``remember``/``supersede`` return a :class:`FactId` whose
+  ``.contradicts`` lists the active facts the new one contradicts; ``contradictions()`` lists
+  every open group.
+* Packing is first fit in rank order: a fact that does not fit the remaining budget is skipped
+  and shorter, lower-ranked ones are tried, so ``sum(f.tokens) <= token_budget`` always and one
+  long fact cannot starve the rest. Without budget or limit, recall returns at most 10 facts.
+* Durability: WAL with ``synchronous=NORMAL`` (a committed fact survives a process crash; on
+  power loss the last transactions may roll back). ``ChronoMem(..., synchronous="FULL")`` also
+  survives power loss, at a write-throughput cost.
+* Views: by default recall sees active facts; ``active_only=False`` adds superseded ones;
+  ``as_of`` (valid time) and ``known_at`` (system time) select a bi-temporal view instead.
+  Forgotten facts never come back, except under a ``known_at`` before they were forgotten.
 """
 
 from __future__ import annotations
