@@ -72,7 +72,7 @@ SCHEMA_VERSION = len(_MIGRATIONS)
 
 def check_file(path: str) -> None:
     """Refuse, without writing, a file that exists but is not a SQLite database."""
-    if path == ":memory:" or path.startswith("file:"):
+    if path == ":memory:":
         return
     p = Path(path)
     if not p.exists():
