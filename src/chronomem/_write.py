@@ -71,15 +71,26 @@ def prepare(data: FactInput) -> Prepared:
 
 
 def _entity_ids(conn: sqlite3.Connection, owner: str, p: Prepared) -> list[int]:
+    """Ids of the fact's entities, creating new ones; a caller's spelling renames an entity.
+
+    Known entities are looked up, not upserted: an upsert rewrites the row (and dirties its
+    page in the WAL) even when nothing changes, which serial writes pay for on every commit.
+    """
     ids = []
     for name, key in zip(p.names, p.keys, strict=True):
         row = conn.execute(
-            """INSERT INTO chronomem_entities (owner, key, name) VALUES (?, ?, ?)
-               ON CONFLICT (owner, key) DO UPDATE
-               SET name = CASE WHEN ? THEN excluded.name ELSE name END
-               RETURNING id""",
-            (owner, key, name, p.caller_named),
+            "SELECT id, name FROM chronomem_entities WHERE owner = ? AND key = ?", (owner, key)
         ).fetchone()
+        if row is None:
+            cur = conn.execute(
+                "INSERT INTO chronomem_entities (owner, key, name) VALUES (?, ?, ?)",
+                (owner, key, name),
+            )
+            assert cur.lastrowid is not None  # always set after a one-row INSERT
+            ids.append(cur.lastrowid)
+            continue
+        if p.caller_named and row[1] != name:
+            conn.execute("UPDATE chronomem_entities SET name = ? WHERE id = ?", (name, row[0]))
         ids.append(int(row[0]))
     return ids
 
