@@ -142,8 +142,11 @@ def _contradiction(memory: ChronoMem, out: Out) -> None:
         category="booking",
         entities=["Kinara", "dinner party"],
     )
-    out(f"     + Kinara booking time is 20:00 on Friday  → contradicts {len(late.contradicts)}")
-    out("       active fact(s); remember() says so instead of silently keeping both.")
+    out("     + Kinara booking time is 20:00 on Friday")
+    out(
+        f"     remember() reports that it contradicts {len(late.contradicts)} active fact "
+        "instead of silently keeping both."
+    )
     for found in memory.contradictions():
         out(f"   contradictions(): {found.reason}")
     out("   (an agent would now ask Ardian, then supersede the wrong one)")
@@ -185,15 +188,19 @@ async def _ask_over_mcp(path: Path, out: Out) -> None:
             await _mcp_calls(session, out)
 
 
+def _kwargs(args: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in args.items())
+
+
 async def _mcp_calls(session: Any, out: Out) -> None:
     args = {"query": "dinner party size and booking", "token_budget": 60}
     result = await session.call_tool("chronomem_recall", args)
-    out(f"   chronomem_recall{args}:")
+    out(f"   chronomem_recall({_kwargs(args)}):")
     for fact in result.structured_content["facts"]:
         out(f"     • {fact['content']}")
     window = {"chronicum_id": chronica_demo.SESSION, "last_n": 2, "kinds": ["message"]}
     result = await session.call_tool("chronica_get_acta", window)
-    out(f"   chronica_get_acta{window}:")
+    out(f"   chronica_get_acta({_kwargs(window)}):")
     for actum in result.structured_content["acta"]:
         out(f"     {actum['actor']:<10} {actum['content']}")
     bad = await session.call_tool("chronomem_forget", {"fact_id": "no-such-fact"})

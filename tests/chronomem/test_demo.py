@@ -21,11 +21,11 @@ KEY_LINES = [
     "• Ardian's dinner party size is 4 people",
     "dinner party: 3 facts, oldest first (times UTC)",
     "└─ superseded by",
-    "contradicts 1",
+    "reports that it contradicts 1 active fact",
     "contradictions(): ",
     # 3. the same file through the MCP server and the SDK's client
     "tools: chronomem_remember, chronomem_recall",
-    "chronomem_recall{'query': 'dinner party size and booking'",
+    "chronomem_recall(query='dinner party size and booking', token_budget=60)",
     "booking    Booked Kinara, Friday 7pm, table for four (#K-2291).",
     "a bad call is a readable tool error",
     "recalls through stdio: p50",
