@@ -211,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             load = os.getloadavg()[0]  # other work on the machine skews absolute times
             results[name] = _measure(name, cfg, args.seed, log, Path(tmp))
             results[name]["load_before"] = load
+            results[name]["code"] = machine.code_state(REPO)
             results[name]["seconds"] = time.monotonic() - section_started
             results[name]["mode"] = "quick" if args.quick else "full"
     results["meta"] = {

@@ -9,7 +9,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-__all__ = ["describe"]
+__all__ = ["code_state", "describe"]
 
 _PACKAGES = (
     "chronomem",
@@ -71,3 +71,17 @@ def describe() -> dict[str, str]:
     }
     info.update({name: _version(name) for name in _PACKAGES})
     return info
+
+
+def code_state(repo: Path) -> str:
+    """The commit measured, flagged when chronomem/chronica sources differ from it."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=repo, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "src"], cwd=repo, capture_output=True, text=True
+        ).stdout.strip()
+    except OSError:
+        return "unknown (no git)"
+    return f"{head} (with uncommitted changes under src/)" if dirty else head

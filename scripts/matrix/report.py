@@ -47,6 +47,9 @@ def _machine(results: dict[str, Any]) -> list[str]:
         for m in _MATRICES
         if m in results and "load_before" in results[m]
     ]
+    codes = sorted({results[m]["code"] for m in _MATRICES if m in results and "code" in results[m]})
+    if codes:
+        lines += [f"Code measured: commit {' / '.join(codes)}.", ""]
     if loads:
         lines += [
             "1-minute load average when each matrix started (anything well above 0 means "
