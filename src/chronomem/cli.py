@@ -68,7 +68,8 @@ def _when(text: str | None) -> datetime | None:
     if text is None:
         return None
     try:
-        moment = datetime.fromisoformat(text)
+        # Python 3.10's fromisoformat does not read the "Z" suffix people usually type.
+        moment = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
     except ValueError:
         raise _Usage(f"not an ISO-8601 time: {text!r} (e.g. 2026-11-29T18:00:00Z)") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
