@@ -250,5 +250,11 @@ def run_peers(sizes: list[int], *, seed: int, log: Callable[[str], None]) -> lis
             driver: Driver = make()
             log(f"peers: {driver.name} with {count:,} facts over MCP stdio")
             with tempfile.TemporaryDirectory(prefix="chronomem-bench-") as tmp:
-                rows.append(anyio.run(_measure, driver, count, seed, Path(tmp)))
+                try:
+                    rows.append(anyio.run(_measure, driver, count, seed, Path(tmp)))
+                except Exception:
+                    server_log = Path(tmp) / "server.log"
+                    if server_log.exists():  # the server's own words, before the directory goes
+                        print(server_log.read_text()[-4000:], file=sys.stderr)
+                    raise
     return rows
