@@ -20,6 +20,7 @@ from .tables import (
 
 __all__ = ["render"]
 
+_MACHINE_ORDER = ("CPU", "cores", "RAM", "OS", "Python", "SQLite", "Node.js", "chronomem")
 _MATRICES = ("hardware", "environment", "graded", "peers", "sessions")
 _INTRO = """\
 # chronomem benchmark matrix
@@ -35,7 +36,9 @@ same run, on the same machine, one after another (never concurrently).
 def _machine(results: dict[str, Any]) -> list[str]:
     meta = results["meta"]
     lines = ["## Machine and versions", "", "| | |", "|---|---|"]
-    lines += [f"| {k} | {v} |" for k, v in meta["machine"].items()]
+    machine = meta["machine"]
+    order = [k for k in _MACHINE_ORDER if k in machine] + sorted(set(machine) - set(_MACHINE_ORDER))
+    lines += [f"| {k} | {machine[k]} |" for k in order]
     lines += [
         "",
         f"Run: {meta['mode']} mode, started {meta['started']}, "

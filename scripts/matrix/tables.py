@@ -329,6 +329,16 @@ def key_table(results: dict[str, Any]) -> list[str]:
             _graded_row(systems, "tokens per answer", lambda s: _num(s["overall"]["tokens"], 0)),
         ]
         out += [*_table(header, rows), ""]
+    hardware = results.get("hardware")
+    if hardware:
+        measured = [r for r in hardware["rows"] if "abandoned" not in r]
+        header = ["chronomem at scale", *[f"{r['size'] + r['serial']:,} facts" for r in measured]]
+        rows = [
+            ["recall p50 / p95 (ms)", *[_pct(r["recall_ms"], "p50", "p95") for r in measured]],
+            ["remember p50 (ms)", *[_ms(r["ingest_ms"]["p50"]) for r in measured]],
+            ["file size (MB)", *[f"{r['disk_mb']:.1f}" for r in measured]],
+        ]
+        out += [*_table(header, rows), ""]
     peers = results.get("peers")
     if peers:
         biggest = max(r["facts"] for r in peers["rows"])
