@@ -17,6 +17,7 @@ from chronomem import Contradiction, Fact
 
 __all__ = [
     "Progress",
+    "count",
     "dump_json",
     "format_time",
     "print_table",
@@ -29,6 +30,11 @@ __all__ = [
 T = TypeVar("T")
 
 _MAX_CELL = 72
+
+
+def count(n: int, noun: str) -> str:
+    """``1 fact``, ``2 facts``: output people read should not say "1 facts"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def format_time(moment: datetime | None, *, open_end: str = "now") -> str:
@@ -112,7 +118,7 @@ def timeline_lines(entity: str, facts: Sequence[Fact]) -> list[str]:
         └ 49a0fcd7  2026-11-30 09:00:00 → now                  active
             [net] ThinkPad T14 primary interface switched to Ethernet
     """
-    lines = [f"{entity}: {len(facts)} facts, oldest first (times UTC)"]
+    lines = [f"{entity}: {count(len(facts), 'fact')}, oldest first (times UTC)"]
     spans = [f"{format_time(f.valid_from)} → {format_time(f.valid_until)}" for f in facts]
     width = max((len(s) for s in spans), default=0)
     for i, (fact, span) in enumerate(zip(facts, spans, strict=True)):

@@ -136,7 +136,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         show.dump_json([f.to_dict() for f in facts])
     elif facts:
         show.show_facts(facts)
-        print(f"\n{len(facts)} facts, {sum(f.tokens for f in facts)} tokens")
+        print(f"\n{show.count(len(facts), 'fact')}, {sum(f.tokens for f in facts)} tokens")
     else:
         print("nothing recalled", file=sys.stderr)
     return EXIT_OK if facts else EXIT_EMPTY
@@ -213,7 +213,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.json:
         show.dump_json(result)
     else:
-        print(f"imported {facts} new facts, {len(loaded.chronica)} sessions ({acta} acta)")
+        sessions = show.count(len(loaded.chronica), "session")
+        print(f"imported {show.count(facts, 'new fact')}, {sessions} ({acta} acta)")
     return EXIT_OK if loaded.count else EXIT_EMPTY
 
 

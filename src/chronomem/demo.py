@@ -29,7 +29,7 @@ from chronica import demo as chronica_demo
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem, Fact
 
-from ._cli_output import timeline_lines
+from ._cli_output import count, timeline_lines
 
 __all__ = ["DEFAULT_DB", "main", "run"]
 
@@ -126,7 +126,8 @@ def _question(memory: ChronoMem, now: datetime, out: Out) -> None:
     out(f"   recall({question!r}, token_budget={budget}):")
     _facts(out, facts)
     used = sum(f.tokens for f in facts)
-    out(f"     → {len(facts)} facts, {used} of {budget} tokens: packing stops at the budget.")
+    packed = f"{count(len(facts), 'fact')}, {used} of {budget} tokens"
+    out(f"     → {packed}: packing stops at the budget.")
     out("")
     tuesday = now - timedelta(days=3)
     past = memory.recall("dinner party size", as_of=tuesday, limit=1)

@@ -68,7 +68,7 @@ def test_remember_recall_supersede_forget(db: Path, capsys: pytest.CaptureFixtur
     code, out, _ = run(capsys, "recall", "ThinkPad network interface", "--budget", "100")
     assert code == 0
     assert THINKPAD in out
-    assert "1 facts" in out
+    assert "1 fact, " in out
 
     eth = run_json(
         capsys, "supersede", wifi, "ThinkPad T14 primary interface switched to Ethernet"
@@ -191,7 +191,7 @@ def test_export_import_round_trip_is_lossless(
     copy = tmp_path / "copy.db"
     code, out, err = run(capsys, "import", str(dump), "--db", str(copy))
     assert code == 0
-    assert out.strip() == "imported 4 new facts, 1 sessions (3 acta)"
+    assert out.strip() == "imported 4 new facts, 1 session (3 acta)"
     assert "\r" not in err  # no progress bar when stderr is not a terminal
 
     for question in ("ThinkPad interface", "peanuts", "loud bars"):

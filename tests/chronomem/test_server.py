@@ -99,7 +99,7 @@ def test_memory_tools_remember_revise_and_recall(tmp_path: Path) -> None:
             )
             assert {f["id"] for f in every["facts"]} == {wifi["id"], eth["id"]}
             compact = text_of(await s.call_tool("chronomem_recall", {"query": "ThinkPad"}))
-            assert compact.splitlines()[0].startswith("1 facts (")
+            assert compact.splitlines()[0].startswith("1 fact (")
             assert compact.splitlines()[1].startswith(f"- [{eth['id']}] ThinkPad T14 primary")
             assert "(net; valid from " in compact
             tight = await call(s, "chronomem_recall", query="ThinkPad interface", token_budget=1)
