@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import random
 import socket
 import subprocess
 import sys
@@ -247,6 +248,38 @@ def test_error_paths_are_readable_and_the_server_keeps_serving(tmp_path: Path) -
             assert ok["id"]
         names = {p.name for p in tmp_path.iterdir()}
         assert {n for n in names if not n.startswith("m.db")} == set()
+
+    run(go)
+
+
+FTS5_PIECES = ['"', "*", "^", "NEAR(", ")", "(", " OR ", " AND ", " NOT ", ":", "-", "+", "'"]
+
+
+def _hostile_text(rng: random.Random) -> str:
+    pieces = [*FTS5_PIECES, "Kinara", "ß", "😀", "\u202e", "\t", "\n", " ", "%", "_", "\\"]
+    code = rng.randrange(1, 0x2FFFF)
+    pieces.append("x" if 0xD800 <= code <= 0xDFFF else chr(code))  # the SDK cannot send these
+    return "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 40)))
+
+
+def test_random_hostile_text_never_breaks_the_server(tmp_path: Path) -> None:
+    rng = random.Random(20261129)
+
+    async def go() -> None:
+        async with connect(tmp_path / "m.db") as s:
+            await call(s, "chronomem_remember", content="Kinara is quiet", entities=["Kinara"])
+            for _ in range(60):
+                text = _hostile_text(rng)
+                for tool, args in (
+                    ("chronomem_recall", {"query": text}),
+                    ("chronomem_timeline", {"entity": text}),
+                    ("chronica_get_acta", {"chronicum_id": text}),
+                ):
+                    result = await s.call_tool(tool, args)
+                    if result.is_error:
+                        assert text_of(result).strip(), tool  # a readable message
+            found = await call(s, "chronomem_recall", query="quiet")
+            assert [f["content"] for f in found["facts"]] == ["Kinara is quiet"]
 
     run(go)
 
