@@ -73,23 +73,32 @@ class _State:
 # --------------------------------------------------------------------------- outputs
 
 
-class FactOut(TypedDict):
-    """One fact as a tool returns it (datetimes are ISO-8601 UTC strings)."""
+class RecalledFact(TypedDict):
+    """A fact as recall returns it: what a model needs to use it and act on it.
+
+    Kept to nine fields on purpose: MCP clients validate every result against the output
+    schema, and for ten facts each extra field costs them measurable time per call.
+    """
 
     id: str
     content: str
     category: str | None
-    entities: list[str]
     trust_score: float
-    confidence: float
-    source: str | None
-    system_time: str
     valid_from: str
     valid_until: str | None
     superseded_by: str | None
-    forgotten: bool
     score: float
     tokens: int
+
+
+class FactOut(RecalledFact):
+    """A fact with its whole record, as the timeline shows it (times are ISO-8601 UTC)."""
+
+    entities: list[str]
+    confidence: float
+    source: str | None
+    system_time: str
+    forgotten: bool
 
 
 class RememberOut(TypedDict):
@@ -117,7 +126,7 @@ class ForgetOut(TypedDict):
 class RecallOut(TypedDict):
     """Facts best first, and the tokens they cost together."""
 
-    facts: list[FactOut]
+    facts: list[RecalledFact]
     total_tokens: int
 
 
@@ -166,22 +175,28 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
-def _fact_out(fact: Fact) -> FactOut:
-    return FactOut(
+def _recalled(fact: Fact) -> RecalledFact:
+    return RecalledFact(
         id=fact.id,
         content=fact.content,
         category=fact.category,
-        entities=list(fact.entities),
         trust_score=fact.trust_score,
-        confidence=fact.confidence,
-        source=fact.source,
-        system_time=fact.system_time.isoformat(),
         valid_from=fact.valid_from.isoformat(),
         valid_until=_iso(fact.valid_until),
         superseded_by=fact.superseded_by,
-        forgotten=fact.forgotten,
         score=fact.score,
         tokens=fact.tokens,
+    )
+
+
+def _fact_out(fact: Fact) -> FactOut:
+    return FactOut(
+        **_recalled(fact),
+        entities=list(fact.entities),
+        confidence=fact.confidence,
+        source=fact.source,
+        system_time=fact.system_time.isoformat(),
+        forgotten=fact.forgotten,
     )
 
 
@@ -330,7 +345,7 @@ async def chronomem_recall(
         )
     total = sum(f.tokens for f in facts)
     head = f"{_count(len(facts))} ({total} tokens), best first:" if facts else "nothing recalled"
-    return _result(RecallOut(facts=[_fact_out(f) for f in facts], total_tokens=total), head, facts)
+    return _result(RecallOut(facts=[_recalled(f) for f in facts], total_tokens=total), head, facts)
 
 
 async def chronomem_supersede(
