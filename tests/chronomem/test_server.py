@@ -490,6 +490,9 @@ def test_loopback_http_round_trip_with_bearer_token_and_host_checks(tmp_path: Pa
             assert (await raw.post(url, json=ping, headers=wrong)).status_code == 401
             rebound = {**headers, "Authorization": f"Bearer {token}", "Host": "evil.example"}
             assert (await raw.post(url, json=ping, headers=rebound)).status_code == 421
+            foreign = {**headers, "Authorization": f"Bearer {token}"}
+            foreign["Origin"] = "http://evil.example"
+            assert (await raw.post(url, json=ping, headers=foreign)).status_code == 403
         client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
         async with (
             client,
