@@ -149,6 +149,12 @@ class Progress:
         self._done = 0
         self._drawn_at = 0.0
 
+    def note(self, text: str) -> None:
+        """A one-off status line (on a terminal only), for work that cannot be counted."""
+        if self._stream.isatty():
+            self._stream.write(text + "\n")
+            self._stream.flush()
+
     def advance(self, amount: int = 1) -> None:
         """Count ``amount`` more units of work; redraw at most ten times a second."""
         self._done += amount

@@ -154,8 +154,10 @@ def load(source: BinaryIO, owner: str, *, progress_label: str = "reading") -> Lo
 
 def restore(loaded: Loaded, memory: ChronoMem, store: SQLiteStore) -> tuple[int, int]:
     """Write what :func:`load` read; returns (facts inserted, acta in restored sessions)."""
-    inserted = memory.import_facts(loaded.facts)  # all or nothing: lineage spans the file
     progress = Progress("restoring sessions", len(loaded.chronica))
+    if loaded.facts:
+        progress.note(f"writing {len(loaded.facts):,} facts in one transaction...")
+    inserted = memory.import_facts(loaded.facts)  # all or nothing: lineage spans the file
     acta = 0
     for chronicum in progress.track(loaded.chronica):
         store.restore(chronicum, loaded.acta[chronicum.id])

@@ -237,9 +237,12 @@ def test_progress_bar_only_on_a_terminal() -> None:
     assert "\rimporting [" in tty.getvalue()
     assert "100.0%" in tty.getvalue()
     assert tty.getvalue().endswith("\n")
+    bar.note("writing 10 facts")
+    assert tty.getvalue().endswith("writing 10 facts\n")
     piped = io.StringIO()
     quiet = Progress("importing", 10, stream=piped)
     quiet.advance(10)
+    quiet.note("writing 10 facts")
     quiet.finish()
     assert piped.getvalue() == ""
 
