@@ -249,6 +249,8 @@ def _add(
     handler: _Handler,
     summary: str,
     example: str,
+    *,
+    data: bool = True,
 ) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         name,
@@ -256,7 +258,7 @@ def _add(
         description=summary,
         epilog=f"example:\n  {example}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        parents=[_common()],
+        parents=[_common()] if data else [],
     )
     parser.set_defaults(handler=handler)
     return parser
@@ -364,8 +366,10 @@ def build_parser() -> argparse.ArgumentParser:
         "demo",
         cmd_demo,
         "the whole product in one run (./chronomem-demo.db)",
-        ("chronomem demo"),
+        "chronomem demo",
+        data=False,
     )
+    p.add_argument("--db", help="file to (re)create (default ./chronomem-demo.db)")
     return parser
 
 
