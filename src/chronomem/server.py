@@ -45,6 +45,7 @@ from ._cli_config import (
     add_server_arguments,
     config_from_args,
 )
+from ._cli_output import count
 
 __all__ = [
     "DEFAULT_DB",
@@ -213,10 +214,6 @@ def _fact_line(fact: Fact) -> str:
     )
 
 
-def _count(n: int) -> str:
-    return "1 fact" if n == 1 else f"{n} facts"
-
-
 def _result(structured: Mapping[str, Any], head: str, facts: Sequence[Fact]) -> CallToolResult:
     """Structured output for programs, and compact lines (not indented JSON) for the model:
     recall exists to save context tokens, so its text should not spend them on syntax."""
@@ -344,7 +341,11 @@ async def chronomem_recall(
             active_only=active_only,
         )
     total = sum(f.tokens for f in facts)
-    head = f"{_count(len(facts))} ({total} tokens), best first:" if facts else "nothing recalled"
+    head = (
+        f"{count(len(facts), 'fact')} ({total} tokens), best first:"
+        if facts
+        else "nothing recalled"
+    )
     return _result(RecallOut(facts=[_recalled(f) for f in facts], total_tokens=total), head, facts)
 
 
@@ -411,7 +412,7 @@ async def chronomem_timeline(
     _check_text("entity", entity)
     with _readable_errors():
         facts = _state(ctx).memory.timeline(entity)
-    head = f"{_count(len(facts))} about {entity!r}, oldest first:"
+    head = f"{count(len(facts), 'fact')} about {entity!r}, oldest first:"
     return _result(TimelineOut(entity=entity, facts=[_fact_out(f) for f in facts]), head, facts)
 
 
