@@ -30,6 +30,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent
+from pydantic import Field
 
 # pydantic reads stdlib TypedDicts only from Python 3.12; the SDK depends on typing_extensions.
 from typing_extensions import TypedDict
@@ -60,6 +61,9 @@ __all__ = [
 
 MAX_QUERY_CHARS = 10_000
 """Longest recall query accepted: far above any real question, far below a DoS."""
+
+MAX_COUNT = 1_000_000_000
+"""Largest limit, budget or last_n a tool accepts, so no number overflows SQLite's integers."""
 
 
 @dataclass(frozen=True)
@@ -258,7 +262,7 @@ def _readable_errors() -> Iterator[None]:
     """
     try:
         yield
-    except (ChronoMemError, ChronicaError, ValueError, LookupError, TypeError) as e:
+    except (ChronoMemError, ChronicaError, ValueError, LookupError, TypeError, OverflowError) as e:
         raise ToolError(f"{type(e).__name__}: {e}") from e
 
 
@@ -310,8 +314,8 @@ async def chronomem_remember(
 async def chronomem_recall(
     ctx: Context[_State, Any],
     query: str,
-    token_budget: int | None = None,
-    limit: int | None = 10,
+    token_budget: Annotated[int, Field(ge=0, le=MAX_COUNT)] | None = None,
+    limit: Annotated[int, Field(ge=1, le=MAX_COUNT)] | None = 10,
     as_of: datetime | None = None,
     known_at: datetime | None = None,
     category: str | None = None,
@@ -473,7 +477,7 @@ async def chronica_record_actum(
 async def chronica_get_acta(
     ctx: Context[_State, Any],
     chronicum_id: str,
-    last_n: int = 0,
+    last_n: Annotated[int, Field(le=MAX_COUNT)] = 0,
     kinds: list[ActumKind] | None = None,
     actor_kinds: list[ActorKind] | None = None,
 ) -> ActaOut:

@@ -221,6 +221,10 @@ def test_error_paths_are_readable_and_the_server_keeps_serving(tmp_path: Path) -
             assert "InvalidFactError" in await call_error(s, "chronomem_remember", content="  ")
             await call_error(s, "chronomem_remember", content="x", trust=7)
             assert "limit" in await call_error(s, "chronomem_recall", query="x", limit="many")
+            assert "limit" in await call_error(s, "chronomem_recall", query="x", limit=2**63)
+            assert "token_budget" in await call_error(
+                s, "chronomem_recall", query="x", token_budget=-1
+            )
             assert "query" in await call_error(s, "chronomem_recall")
             await call_error(s, "chronomem_recall", query="x", as_of="not a date")
             await call_error(s, "no_such_tool")
@@ -232,6 +236,8 @@ def test_error_paths_are_readable_and_the_server_keeps_serving(tmp_path: Path) -
             enum = await call_error(s, "chronica_get_acta", chronicum_id="dinner", kinds=["gossip"])
             assert "message" in enum
             assert "not found" in await call_error(s, "chronica_get_acta", chronicum_id="nope")
+            overflow = await call_error(s, "chronica_get_acta", chronicum_id="x", last_n=2**63)
+            assert "last_n" in overflow
             empty = await call_error(
                 s,
                 "chronica_record_actum",
