@@ -199,6 +199,17 @@ async def _mcp_calls(session: Any, out: Out) -> None:
     out(f"   chronomem_recall({_kwargs(args)}):")
     for fact in result.structured_content["facts"]:
         out(f"     • {fact['content']}")
+    note = {
+        "chronicum_id": chronica_demo.SESSION,
+        "kind": "message",
+        "actor_kind": "agent",
+        "actor": "concierge",
+        "content": "Noted for next time: six people, Sari is allergic to peanuts.",
+        "idempotency_key": "concierge-note-1",
+    }
+    await session.call_tool("chronica_record_actum", note)
+    await session.call_tool("chronica_record_actum", note)  # a retry: stored once
+    out("   chronica_record_actum(... idempotency_key='concierge-note-1'), sent twice")
     window = {"chronicum_id": chronica_demo.SESSION, "last_n": 2, "kinds": ["message"]}
     result = await session.call_tool("chronica_get_acta", window)
     out(f"   chronica_get_acta({_kwargs(window)}):")

@@ -26,7 +26,10 @@ KEY_LINES = [
     # 3. the same file through the MCP server and the SDK's client
     "tools: chronomem_remember, chronomem_recall",
     "chronomem_recall(query='dinner party size and booking', token_budget=60)",
-    "booking    Booked Kinara, Friday 7pm, table for four (#K-2291).",
+    "idempotency_key='concierge-note-1'), sent twice",
+    "booking    Booked Kinara, Friday 7pm, table for four (#K-2291).\n"
+    "     concierge  Noted for next time: six people, Sari is allergic to peanuts.\n"
+    "   a bad call",
     "a bad call is a readable tool error",
     "recalls through stdio: p50",
 ]
