@@ -19,7 +19,7 @@ from ._retrieval import Candidate, View, check_weights, fuse
 from ._schema import SCHEMA_VERSION
 from ._tokens import estimate_tokens, pack
 from ._validate import check_fact, check_id, check_opt_text, check_positive, check_text, check_time
-from ._write import SystemClock, insert_fact, prepare
+from ._write import SystemClock, insert_fact, new_fact_id, prepare
 
 __all__ = ["ChronoMem"]
 
@@ -116,13 +116,13 @@ class ChronoMem:
             start = p.data.valid_from if p.data.valid_from is not None else now
             if start < old_from:
                 raise InvalidFactError("valid_from", "is earlier than the superseded fact's")
-            new_id = FactId(os.urandom(16).hex())
+            new_id = new_fact_id(now)
             conn.execute(
                 """UPDATE chronomem_facts SET valid_until = ?, invalidated_at = ?,
                    superseded_by = ? WHERE rowid = ?""",
-                (start, now, str(new_id), rowid),
+                (start, now, new_id, rowid),
             )
-            return insert_fact(conn, self.owner, p, system_time=now, fact_id=str(new_id))
+            return insert_fact(conn, self.owner, p, system_time=now, fact_id=new_id)
 
     def forget(self, fact_id: str, reason: str | None = None) -> None:
         """Soft-delete: the fact leaves recall but stays in ``timeline``, ``get`` and exports."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import sqlite3
 import threading
 import time
-import uuid
 from dataclasses import dataclass
 
 from ._contradictions import conflicting_ids, parse_claim
@@ -20,7 +20,7 @@ from ._model import FactId
 from ._tokens import terms
 from ._validate import FactInput
 
-__all__ = ["Prepared", "SystemClock", "insert_fact", "prepare"]
+__all__ = ["Prepared", "SystemClock", "insert_fact", "new_fact_id", "prepare"]
 
 
 class SystemClock:
@@ -35,6 +35,15 @@ class SystemClock:
         with self._lock:
             self._last = max(time.time_ns() // 1000, self._last + 1)
             return self._last
+
+
+def new_fact_id(system_time: int) -> str:
+    """32 hex digits: the system time (µs) then 72 random bits.
+
+    Time-ordered ids keep the unique index append-mostly: random ids would dirty a random
+    leaf page per write, which at 100,000+ facts dominates the cost of a durable commit.
+    """
+    return f"{system_time:014x}{os.urandom(9).hex()}"
 
 
 @dataclass(frozen=True)
@@ -111,7 +120,7 @@ def insert_fact(
     ),
 ) -> FactId:
     """Insert the fact and its index entries; returns its id with the facts it contradicts."""
-    fid = fact_id or uuid.uuid4().hex
+    fid = fact_id or new_fact_id(system_time)
     entity_ids = _entity_ids(conn, owner, p)
     contradicts = conflicting_ids(
         conn, owner=owner, category=p.data.category, claim=p.claim, entity_ids=entity_ids
