@@ -49,6 +49,8 @@ async def check_tool_list(s: ClientSession) -> None:
         assert tool.description
         assert "use" in tool.description.lower()
         assert tool.output_schema is not None
+        # Inlined records: clients validate every result, and resolving $ref doubled that.
+        assert "$ref" not in json.dumps(tool.output_schema)
         # The owner is configuration, never something a model could forge.
         assert "owner" not in json.dumps(tool.input_schema)
     recall = tools["chronomem_recall"].input_schema["properties"]
