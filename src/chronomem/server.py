@@ -577,8 +577,9 @@ def _tool(fn: Callable[..., Any]) -> Tool:
     """Register ``fn`` with an output schema clients can check quickly.
 
     Every MCP client validates each result against the tool's output schema; pydantic's
-    schemas point at ``$defs`` for nested records, and resolving those references doubled
-    the client's cost for a ten-fact recall (2.4 ms to 1.1 ms once inlined).
+    schemas point at ``$defs`` for nested records, and resolving those references slows that
+    check (a ten-fact recall at 10,000 facts, A/B on a busy 2-core box: p50 12.2 ms per call
+    with references, 10.8 ms inlined).
     """
     tool = Tool.from_function(fn, structured_output=True)
     schema = tool.fn_metadata.output_schema
