@@ -629,6 +629,13 @@ def serve(config: ServerConfig) -> None:
         file=sys.stderr,
         flush=True,
     )
+    if host in ("0.0.0.0", "::") and not config.allowed_hosts:
+        print(
+            "chronomem: DNS-rebinding protection accepts only loopback Host headers; "
+            "add the names clients use with --allow-host NAME",
+            file=sys.stderr,
+            flush=True,
+        )
     server.run(
         "streamable-http",
         host=host,
