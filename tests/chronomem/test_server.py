@@ -531,3 +531,16 @@ def test_a_foreign_file_is_refused_untouched(tmp_path: Path) -> None:
     assert "not a SQLite database" in done.stderr
     assert "Traceback" not in done.stderr
     assert foreign.read_bytes() == b"my diary, not a database\n"
+
+
+def test_rebinding_protection_stays_on_for_every_bind() -> None:
+    wildcard = server._transport_security("0.0.0.0", ["mybox.lan"])
+    assert wildcard.enable_dns_rebinding_protection
+    assert "mybox.lan:*" in wildcard.allowed_hosts
+    assert not any(h.startswith("0.0.0.0") for h in wildcard.allowed_hosts)
+    assert "http://mybox.lan:*" in wildcard.allowed_origins
+    named = server._transport_security("10.0.0.7", [])
+    assert "10.0.0.7:*" in named.allowed_hosts
+    assert "localhost:*" in named.allowed_hosts
+    ipv6 = server._transport_security("::1", [])
+    assert "[::1]:*" in ipv6.allowed_hosts
