@@ -39,6 +39,9 @@ MAX_ID_CHARS = 256
 MAX_METADATA_BYTES = 64 * 1024
 """Largest actum metadata, as compact JSON in UTF-8 bytes."""
 
+MAX_LAST_N = 2**63 - 1
+"""Largest ``last_n`` accepted: the largest 64-bit signed integer, a limit SQL can hold."""
+
 _NEEDS_CONTENT = frozenset({ActumKind.MESSAGE, ActumKind.THOUGHT})
 
 
@@ -93,6 +96,8 @@ def check_last_n(last_n: object) -> int:
     """Return ``last_n``; zero or less means no limit."""
     if isinstance(last_n, bool) or not isinstance(last_n, int):
         raise ChronicaTypeError("last_n", "int", last_n)
+    if last_n > MAX_LAST_N:  # databases store 64-bit integers; a bigger limit means "all" anyway
+        raise InvalidArgumentError("last_n", f"must be at most {MAX_LAST_N}")
     return max(last_n, 0)
 
 

@@ -278,6 +278,7 @@ def test_a_bad_owner_is_refused_on_every_method(
         ({"last_n": "20"}, ChronicaTypeError),
         ({"last_n": True}, ChronicaTypeError),
         ({"last_n": 2.5}, ChronicaTypeError),
+        ({"last_n": 2**63}, InvalidArgumentError),
         ({"actum_kinds": "message"}, ChronicaTypeError),
         ({"actum_kinds": ["message", "shout"]}, InvalidArgumentError),
         ({"actor_kinds": [3]}, ChronicaTypeError),
