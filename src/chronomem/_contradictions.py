@@ -4,8 +4,14 @@ A fact like "ThinkPad T14 primary interface is Wi-Fi" is read as a claim: the wo
 first state verb ("is", "are", "was", "switched to", "set to", ...) minus the entity names form
 the attribute ("primary interface"); the words after it form the value ("wi-fi"). Two active
 facts sharing an entity and category that give the same attribute different values contradict
-each other. Facts without such a verb (or with an empty attribute, as in "Alice is a manager",
-where two values may both be true) never contradict: the rule prefers silence to false alarms.
+each other. Facts with an empty attribute (as in "Alice is a manager", where two values may
+both be true) never contradict: the rule prefers silence to false alarms.
+
+A fact with no such verb ("Mina Novak uses a Fairphone 5 phone") makes a claim only when the
+caller filed it under a category and it opens with its entity: the category then names one
+attribute of that entity, the first word after the subject is the predicate ("uses") and the
+rest is the value ("fairphone 5 phone"). Without a category, "Alice uses Vim" and "Alice uses
+Emacs" may both be true, so they stay silent.
 """
 
 from __future__ import annotations
@@ -28,7 +34,9 @@ _MARKER = re.compile(
 )
 
 
-def parse_claim(content: str, entity_names: Sequence[str]) -> tuple[str, str] | None:
+def parse_claim(
+    content: str, entity_names: Sequence[str], category: str | None = None
+) -> tuple[str, str] | None:
     """``(attribute, value)`` of a fact, or ``None`` when it makes no comparable claim.
 
     The attribute is qualified by the entities named before the verb (the claim's subject), so
@@ -36,7 +44,7 @@ def parse_claim(content: str, entity_names: Sequence[str]) -> tuple[str, str] | 
     """
     m = _MARKER.search(content)
     if m is None:
-        return None
+        return _predicate_claim(content, entity_names) if category is not None else None
     before = content[: m.start()]
     entity_terms = {t for name in entity_names for t in terms(name)}
     attr = [t for t in terms(before) if t not in entity_terms]
@@ -46,6 +54,19 @@ def parse_claim(content: str, entity_names: Sequence[str]) -> tuple[str, str] | 
     lowered = before.casefold()
     subject = sorted({entity_key(n) for n in entity_names if n.casefold() in lowered})
     return ",".join(subject) + "|" + " ".join(attr), " ".join(value)
+
+
+def _predicate_claim(content: str, entity_names: Sequence[str]) -> tuple[str, str] | None:
+    """``(subject|predicate, value)`` for "<Entity> <verb> <value>", else ``None``."""
+    lowered = content.casefold().lstrip()
+    longest_first = sorted(entity_names, key=len, reverse=True)
+    subject = next((n for n in longest_first if lowered.startswith(n.casefold())), None)
+    if subject is None:
+        return None
+    rest = terms(content.lstrip()[len(subject) :])
+    if len(rest) < 2:
+        return None
+    return entity_key(subject) + "|" + rest[0], " ".join(rest[1:])
 
 
 def conflicting_ids(

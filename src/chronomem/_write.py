@@ -75,7 +75,7 @@ def prepare(data: FactInput) -> Prepared:
         keys=tuple(keys),
         caller_named=caller_named,
         terms=" ".join(sorted(set(terms(data.content)))),
-        claim=parse_claim(data.content, names),
+        claim=parse_claim(data.content, names, data.category),
     )
 
 

@@ -54,6 +54,17 @@ def test_no_false_alarms(mem: ChronoMem, first: str, second: str, kwargs: dict[s
     assert mem.contradictions() == []
 
 
+def test_a_categorised_predicate_with_two_values_is_a_contradiction(mem: ChronoMem) -> None:
+    a = mem.remember("Mina Novak uses a Fairphone 5 phone.", category="phone")
+    b = mem.remember("Mina Novak uses a Xperia 10 phone.", category="phone")
+    assert b.contradicts == (a,)
+    [group] = mem.contradictions()
+    assert set(group.fact_ids) == {a, b}
+    assert mem.remember("Mina Novak uses a Xperia 10 phone!", category="phone").contradicts == (a,)
+    assert mem.remember("Mina Novak drinks oat latte.", category="phone").contradicts == ()
+    assert mem.remember("Ola uses Vim.", category="editor").contradicts == ()
+
+
 def test_categories_are_separate(mem: ChronoMem) -> None:
     mem.remember("Alice's office is Berlin", category="work")
     assert mem.remember("Alice's office is Paris", category="travel").contradicts == ()
