@@ -21,6 +21,7 @@ __all__ = [
     "dump_json",
     "format_time",
     "print_table",
+    "short_id",
     "show_contradictions",
     "show_facts",
     "show_timeline",
@@ -106,16 +107,25 @@ def show_timeline(entity: str, facts: Sequence[Fact], out: TextIO | None = None)
         print(line, file=out)
 
 
+def short_id(fact_id: str) -> str:
+    """A fact ID's last 8 hex digits, marked as a tail.
+
+    A fact ID starts with its system time, so facts recorded moments apart share their first
+    digits; the random tail tells them apart.
+    """
+    return "…" + fact_id[-8:]
+
+
 def timeline_lines(entity: str, facts: Sequence[Fact]) -> list[str]:
     """Draw how beliefs about ``entity`` changed: each fact's valid interval and lineage.
 
     Example::
 
         ThinkPad T14: 2 facts, oldest first (times UTC)
-        ┌ 6a95af22  2026-11-29 20:43:13 → 2026-11-30 09:00:00  superseded
+        ┌ …6a95af22  2026-11-29 20:43:13 → 2026-11-30 09:00:00  superseded
         │   [net] ThinkPad T14 primary interface is Wi-Fi
-        │   └─ superseded by 49a0fcd7
-        └ 49a0fcd7  2026-11-30 09:00:00 → now                  active
+        │   └─ superseded by …49a0fcd7
+        └ …49a0fcd7  2026-11-30 09:00:00 → now                  active
             [net] ThinkPad T14 primary interface switched to Ethernet
     """
     lines = [f"{entity}: {count(len(facts), 'fact')}, oldest first (times UTC)"]
@@ -125,10 +135,10 @@ def timeline_lines(entity: str, facts: Sequence[Fact]) -> list[str]:
         last = i == len(facts) - 1
         head = "┌" if i == 0 and not last else ("└" if last else "├")
         rail = " " if last else "│"
-        lines.append(f"{head} {fact.id[:8]}  {span.ljust(width)}  {_state(fact)}")
+        lines.append(f"{head} {short_id(fact.id)}  {span.ljust(width)}  {_state(fact)}")
         lines.append(f"{rail}   [{fact.category or '-'}] {fact.content}")
         if fact.superseded_by:
-            lines.append(f"{rail}   └─ superseded by {fact.superseded_by[:8]}")
+            lines.append(f"{rail}   └─ superseded by {short_id(fact.superseded_by)}")
         if fact.forgotten:
             reason = f": {fact.forget_reason}" if fact.forget_reason else ""
             lines.append(f"{rail}   └─ forgotten{reason}")

@@ -121,11 +121,11 @@ def test_timeline_draws_intervals_and_lineage(db: Path, capsys: pytest.CaptureFi
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "ThinkPad T14: 2 facts, oldest first (times UTC)"
-    assert lines[1].startswith(f"┌ {wifi[:8]}")
+    assert lines[1].startswith(f"┌ …{wifi[-8:]}")
     assert "→ 2030-01-01 09:00:00" in lines[1]
     assert lines[1].endswith("superseded")
-    assert f"superseded by {eth[:8]}" in out
-    assert lines[-2].startswith(f"└ {eth[:8]}  2030-01-01 09:00:00 → now")
+    assert f"superseded by …{eth[-8:]}" in out
+    assert lines[-2].startswith(f"└ …{eth[-8:]}  2030-01-01 09:00:00 → now")
     assert lines[-2].endswith("active")
     assert [f["id"] for f in run_json(capsys, "timeline", "ThinkPad T14")] == [wifi, eth]
     assert run(capsys, "timeline", "Nobody")[0] == 1
