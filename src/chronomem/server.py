@@ -242,16 +242,20 @@ def _actum_out(actum: Actum) -> ActumOut:
 # --------------------------------------------------------------------------- errors
 
 
-def _check_text(field: str, value: str | None) -> None:
-    """Refuse text SQLite and JSON cannot carry faithfully, before the library sees it."""
-    if value is None:
-        return
-    if "\x00" in value:
-        raise ToolError(f"{field} contains a NUL character; send plain text")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ToolError(f"{field} contains a lone surrogate (not valid Unicode text)") from None
+def _check_text(**fields: str | list[str] | None) -> None:
+    """Refuse text SQLite and JSON cannot carry faithfully, before the library sees it.
+
+    Each keyword names an argument; a list (such as ``entities``) is checked item by item.
+    """
+    for field, value in fields.items():
+        for text in [value] if isinstance(value, str) else value or ():
+            if "\x00" in text:
+                raise ToolError(f"{field} contains a NUL character; send plain text")
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                message = f"{field} contains a lone surrogate (not valid Unicode text)"
+                raise ToolError(message) from None
 
 
 @contextmanager
@@ -294,11 +298,7 @@ async def chronomem_remember(
     chronomem_supersede instead, so the old belief is closed rather than contradicted.
     The result lists active facts the new one contradicts: resolve them with supersede.
     """
-    _check_text("content", content)
-    _check_text("category", category)
-    _check_text("source", source)
-    for entity in entities or ():
-        _check_text("entities", entity)
+    _check_text(content=content, category=category, source=source, entities=entities)
     with _readable_errors():
         fid = _state(ctx).memory.remember(
             content,
@@ -329,8 +329,7 @@ async def chronomem_recall(
     budget). as_of asks what was true at a past moment (ISO-8601); known_at asks what
     was believed at a past moment. active_only=False also returns superseded facts.
     """
-    _check_text("query", query)
-    _check_text("category", category)
+    _check_text(query=query, category=category)
     if len(query) > MAX_QUERY_CHARS:
         raise ToolError(
             f"query is longer than {MAX_QUERY_CHARS} characters; ask a shorter question"
@@ -371,12 +370,7 @@ async def chronomem_supersede(
     switched setting). Both happen in one transaction and the history is kept, so
     chronomem_timeline can show what was believed before.
     """
-    _check_text("old_id", old_id)
-    _check_text("content", content)
-    _check_text("category", category)
-    _check_text("source", source)
-    for entity in entities or ():
-        _check_text("entities", entity)
+    _check_text(old_id=old_id, content=content, category=category, source=source, entities=entities)
     with _readable_errors():
         fid = _state(ctx).memory.supersede(
             old_id,
@@ -399,8 +393,7 @@ async def chronomem_forget(
     It is a soft delete: recall no longer returns it, but its lineage stays for audit.
     If the fact merely changed, use chronomem_supersede instead.
     """
-    _check_text("fact_id", fact_id)
-    _check_text("reason", reason)
+    _check_text(fact_id=fact_id, reason=reason)
     with _readable_errors():
         _state(ctx).memory.forget(fact_id, reason=reason)
     return ForgetOut(id=fact_id, forgotten=True)
@@ -414,7 +407,7 @@ async def chronomem_timeline(
     Use it when asked what changed, since when something is true, or why an answer
     differs from an earlier one. Superseded facts carry valid_until and superseded_by.
     """
-    _check_text("entity", entity)
+    _check_text(entity=entity)
     with _readable_errors():
         facts = _state(ctx).memory.timeline(entity)
     head = f"{count(len(facts), 'fact')} about {entity!r}, oldest first:"
@@ -456,9 +449,9 @@ async def chronica_record_actum(
     write. When retrying after a timeout, pass the same idempotency_key: the first
     stored actum is returned and the retry is not stored twice.
     """
-    for field, text in (("chronicum_id", chronicum_id), ("actor", actor), ("content", content)):
-        _check_text(field, text)
-    _check_text("idempotency_key", idempotency_key)
+    _check_text(
+        chronicum_id=chronicum_id, actor=actor, content=content, idempotency_key=idempotency_key
+    )
     state = _state(ctx)
     actum = Actum(
         chronicum_id=chronicum_id,
@@ -488,7 +481,7 @@ async def chronica_get_acta(
     actor_kinds choose which acta count (omit for all); last_n then keeps the most
     recent ones (0 = all).
     """
-    _check_text("chronicum_id", chronicum_id)
+    _check_text(chronicum_id=chronicum_id)
     state = _state(ctx)
     with _readable_errors():
         acta = state.chronicarius.get_acta(

@@ -327,8 +327,10 @@ def test_lone_surrogates_never_reach_the_database(tmp_path: Path) -> None:
         assert hostile not in replies or "error" in replies[hostile]
     assert replies[4]["result"]["isError"] is False
     # In-process callers get the readable refusal before the library sees the text.
-    with pytest.raises(ToolError, match="surrogate"):
-        server._check_text("content", "\ud800")
+    with pytest.raises(ToolError, match="content contains a lone surrogate"):
+        server._check_text(content="\ud800")
+    with pytest.raises(ToolError, match="entities contains a NUL"):
+        server._check_text(content="fine", entities=["ok", "a\x00b"])
 
 
 def test_owners_never_see_each_other(tmp_path: Path) -> None:
