@@ -30,15 +30,13 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult
 from pydantic import Field
 
 # pydantic reads stdlib TypedDicts only from Python 3.12; the SDK depends on typing_extensions.
-from typing_extensions import TypedDict
-
 from chronica import ActorKind, Actum, ActumKind, ChronicaError, Chronicarius
 from chronica.stores.sqlite import SQLiteStore
-from chronomem import ChronoMem, ChronoMemError, Fact
+from chronomem import ChronoMem, ChronoMemError
 
 from ._cli_config import (
     DEFAULT_DB,
@@ -48,6 +46,21 @@ from ._cli_config import (
     config_from_args,
 )
 from ._cli_output import count
+from ._server_output import (
+    ActaOut,
+    ActumOut,
+    ContradictionOut,
+    ContradictionsOut,
+    ForgetOut,
+    RecallOut,
+    RememberOut,
+    SupersedeOut,
+    TimelineOut,
+    actum_out,
+    fact_out,
+    recalled,
+    result,
+)
 
 __all__ = [
     "DEFAULT_DB",
@@ -74,169 +87,6 @@ class _State:
     memory: ChronoMem
     chronicarius: Chronicarius
     owner: str
-
-
-# --------------------------------------------------------------------------- outputs
-
-
-class RecalledFact(TypedDict):
-    """A fact as recall returns it: what a model needs to use it and act on it.
-
-    Kept to nine fields on purpose: MCP clients validate every result against the output
-    schema, and for ten facts each extra field costs them measurable time per call.
-    """
-
-    id: str
-    content: str
-    category: str | None
-    trust_score: float
-    valid_from: str
-    valid_until: str | None
-    superseded_by: str | None
-    score: float
-    tokens: int
-
-
-class FactOut(RecalledFact):
-    """A fact with its whole record, as the timeline shows it (times are ISO-8601 UTC)."""
-
-    entities: list[str]
-    confidence: float
-    source: str | None
-    system_time: str
-    forgotten: bool
-
-
-class RememberOut(TypedDict):
-    """The stored fact's id, and the active facts it contradicts (never silent)."""
-
-    id: str
-    contradicts: list[str]
-
-
-class SupersedeOut(TypedDict):
-    """The successor's id, the fact it replaced, and any contradictions it raises."""
-
-    id: str
-    superseded: str
-    contradicts: list[str]
-
-
-class ForgetOut(TypedDict):
-    """The forgotten fact's id."""
-
-    id: str
-    forgotten: bool
-
-
-class RecallOut(TypedDict):
-    """Facts best first, and the tokens they cost together."""
-
-    facts: list[RecalledFact]
-    total_tokens: int
-
-
-class TimelineOut(TypedDict):
-    """Every fact about an entity, oldest first, active and historical."""
-
-    entity: str
-    facts: list[FactOut]
-
-
-class ContradictionOut(TypedDict):
-    """Active facts that disagree about one entity."""
-
-    entity: str
-    category: str | None
-    fact_ids: list[str]
-    reason: str
-
-
-class ContradictionsOut(TypedDict):
-    """Every unresolved contradiction."""
-
-    contradictions: list[ContradictionOut]
-
-
-class ActumOut(TypedDict):
-    """One recorded actum of a session."""
-
-    id: str
-    chronicum_id: str
-    kind: str
-    actor_kind: str
-    actor: str
-    content: str
-    metadata: dict[str, Any]
-    at: str | None
-
-
-class ActaOut(TypedDict):
-    """A context window: acta oldest first."""
-
-    acta: list[ActumOut]
-
-
-def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
-
-
-def _recalled(fact: Fact) -> RecalledFact:
-    return RecalledFact(
-        id=fact.id,
-        content=fact.content,
-        category=fact.category,
-        trust_score=fact.trust_score,
-        valid_from=fact.valid_from.isoformat(),
-        valid_until=_iso(fact.valid_until),
-        superseded_by=fact.superseded_by,
-        score=fact.score,
-        tokens=fact.tokens,
-    )
-
-
-def _fact_out(fact: Fact) -> FactOut:
-    return FactOut(
-        **_recalled(fact),
-        entities=list(fact.entities),
-        confidence=fact.confidence,
-        source=fact.source,
-        system_time=fact.system_time.isoformat(),
-        forgotten=fact.forgotten,
-    )
-
-
-def _fact_line(fact: Fact) -> str:
-    """One fact as a model reads it: the id to act on, the claim, and when it held."""
-    since = fact.valid_from.date().isoformat()
-    until = f" until {fact.valid_until.date().isoformat()}" if fact.valid_until else ""
-    lineage = f"; superseded by {fact.superseded_by}" if fact.superseded_by else ""
-    gone = "; forgotten" if fact.forgotten else ""
-    category = f"{fact.category}; " if fact.category else ""
-    return (
-        f"- [{fact.id}] {fact.content} ({category}valid from {since}{until}; "
-        f"trust {fact.trust_score:.1f}{lineage}{gone})"
-    )
-
-
-def _result(structured: Mapping[str, Any], head: str, facts: Sequence[Fact]) -> CallToolResult:
-    """Structured output for programs, and compact lines (not indented JSON) for the model:
-    recall exists to save context tokens, so its text should not spend them on syntax."""
-    text = "\n".join([head, *(_fact_line(f) for f in facts)])
-    return CallToolResult(content=[TextContent(text=text)], structured_content=dict(structured))
-
-
-def _actum_out(actum: Actum) -> ActumOut:
-    return ActumOut(
-        id=actum.id,
-        chronicum_id=actum.chronicum_id,
-        kind=actum.kind.value,
-        actor_kind=actum.actor_kind.value,
-        actor=actum.actor,
-        content=actum.content,
-        metadata=dict(actum.metadata),
-        at=_iso(actum.at),
-    )
 
 
 # --------------------------------------------------------------------------- errors
@@ -350,7 +200,7 @@ async def chronomem_recall(
         if facts
         else "nothing recalled"
     )
-    return _result(RecallOut(facts=[_recalled(f) for f in facts], total_tokens=total), head, facts)
+    return result(RecallOut(facts=[recalled(f) for f in facts], total_tokens=total), head, facts)
 
 
 async def chronomem_supersede(
@@ -411,7 +261,7 @@ async def chronomem_timeline(
     with _readable_errors():
         facts = _state(ctx).memory.timeline(entity)
     head = f"{count(len(facts), 'fact')} about {entity!r}, oldest first:"
-    return _result(TimelineOut(entity=entity, facts=[_fact_out(f) for f in facts]), head, facts)
+    return result(TimelineOut(entity=entity, facts=[fact_out(f) for f in facts]), head, facts)
 
 
 async def chronomem_contradictions(ctx: Context[_State, Any]) -> ContradictionsOut:
@@ -465,7 +315,7 @@ async def chronica_record_actum(
         stored = state.chronicarius.record_actum(
             state.owner, actum, idempotency_key=idempotency_key
         )
-    return _actum_out(stored)
+    return actum_out(stored)
 
 
 async def chronica_get_acta(
@@ -487,7 +337,7 @@ async def chronica_get_acta(
         acta = state.chronicarius.get_acta(
             state.owner, chronicum_id, last_n=last_n, actum_kinds=kinds, actor_kinds=actor_kinds
         )
-    return ActaOut(acta=[_actum_out(a) for a in acta])
+    return ActaOut(acta=[actum_out(a) for a in acta])
 
 
 _TOOLS = (

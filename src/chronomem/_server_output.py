@@ -1,0 +1,197 @@
+"""What the MCP tools return: typed output schemas, and compact text for the model.
+
+Kept apart from :mod:`chronomem.server` so the server module reads as tools and transport;
+these records are the tools' published contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from mcp.types import CallToolResult, TextContent
+
+# pydantic reads stdlib TypedDicts only from Python 3.12; the SDK depends on typing_extensions.
+from typing_extensions import TypedDict
+
+from chronica import Actum
+from chronomem import Fact
+
+__all__ = [
+    "ActaOut",
+    "ActumOut",
+    "ContradictionOut",
+    "ContradictionsOut",
+    "FactOut",
+    "ForgetOut",
+    "RecallOut",
+    "RecalledFact",
+    "RememberOut",
+    "SupersedeOut",
+    "TimelineOut",
+    "actum_out",
+    "fact_out",
+    "recalled",
+    "result",
+]
+
+
+class RecalledFact(TypedDict):
+    """A fact as recall returns it: what a model needs to use it and act on it.
+
+    Kept to nine fields on purpose: MCP clients validate every result against the output
+    schema, and for ten facts each extra field costs them measurable time per call.
+    """
+
+    id: str
+    content: str
+    category: str | None
+    trust_score: float
+    valid_from: str
+    valid_until: str | None
+    superseded_by: str | None
+    score: float
+    tokens: int
+
+
+class FactOut(RecalledFact):
+    """A fact with its whole record, as the timeline shows it (times are ISO-8601 UTC)."""
+
+    entities: list[str]
+    confidence: float
+    source: str | None
+    system_time: str
+    forgotten: bool
+
+
+class RememberOut(TypedDict):
+    """The stored fact's id, and the active facts it contradicts (never silent)."""
+
+    id: str
+    contradicts: list[str]
+
+
+class SupersedeOut(TypedDict):
+    """The successor's id, the fact it replaced, and any contradictions it raises."""
+
+    id: str
+    superseded: str
+    contradicts: list[str]
+
+
+class ForgetOut(TypedDict):
+    """The forgotten fact's id."""
+
+    id: str
+    forgotten: bool
+
+
+class RecallOut(TypedDict):
+    """Facts best first, and the tokens they cost together."""
+
+    facts: list[RecalledFact]
+    total_tokens: int
+
+
+class TimelineOut(TypedDict):
+    """Every fact about an entity, oldest first, active and historical."""
+
+    entity: str
+    facts: list[FactOut]
+
+
+class ContradictionOut(TypedDict):
+    """Active facts that disagree about one entity."""
+
+    entity: str
+    category: str | None
+    fact_ids: list[str]
+    reason: str
+
+
+class ContradictionsOut(TypedDict):
+    """Every unresolved contradiction."""
+
+    contradictions: list[ContradictionOut]
+
+
+class ActumOut(TypedDict):
+    """One recorded actum of a session."""
+
+    id: str
+    chronicum_id: str
+    kind: str
+    actor_kind: str
+    actor: str
+    content: str
+    metadata: dict[str, Any]
+    at: str | None
+
+
+class ActaOut(TypedDict):
+    """A context window: acta oldest first."""
+
+    acta: list[ActumOut]
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def recalled(fact: Fact) -> RecalledFact:
+    return RecalledFact(
+        id=fact.id,
+        content=fact.content,
+        category=fact.category,
+        trust_score=fact.trust_score,
+        valid_from=fact.valid_from.isoformat(),
+        valid_until=_iso(fact.valid_until),
+        superseded_by=fact.superseded_by,
+        score=fact.score,
+        tokens=fact.tokens,
+    )
+
+
+def fact_out(fact: Fact) -> FactOut:
+    return FactOut(
+        **recalled(fact),
+        entities=list(fact.entities),
+        confidence=fact.confidence,
+        source=fact.source,
+        system_time=fact.system_time.isoformat(),
+        forgotten=fact.forgotten,
+    )
+
+
+def _fact_line(fact: Fact) -> str:
+    """One fact as a model reads it: the id to act on, the claim, and when it held."""
+    since = fact.valid_from.date().isoformat()
+    until = f" until {fact.valid_until.date().isoformat()}" if fact.valid_until else ""
+    lineage = f"; superseded by {fact.superseded_by}" if fact.superseded_by else ""
+    gone = "; forgotten" if fact.forgotten else ""
+    category = f"{fact.category}; " if fact.category else ""
+    return (
+        f"- [{fact.id}] {fact.content} ({category}valid from {since}{until}; "
+        f"trust {fact.trust_score:.1f}{lineage}{gone})"
+    )
+
+
+def result(structured: Mapping[str, Any], head: str, facts: Sequence[Fact]) -> CallToolResult:
+    """Structured output for programs, and compact lines (not indented JSON) for the model:
+    recall exists to save context tokens, so its text should not spend them on syntax."""
+    text = "\n".join([head, *(_fact_line(f) for f in facts)])
+    return CallToolResult(content=[TextContent(text=text)], structured_content=dict(structured))
+
+
+def actum_out(actum: Actum) -> ActumOut:
+    return ActumOut(
+        id=actum.id,
+        chronicum_id=actum.chronicum_id,
+        kind=actum.kind.value,
+        actor_kind=actum.actor_kind.value,
+        actor=actum.actor,
+        content=actum.content,
+        metadata=dict(actum.metadata),
+        at=_iso(actum.at),
+    )
