@@ -18,6 +18,10 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 
+# One implementation of the WAL switch for both packages of this distribution: they share
+# the file, and the race it handles is the same.
+from chronica.stores._sqlite_schema import enable_wal
+
 from ._errors import DatabaseError
 from ._schema import check_file, check_tables, migrate
 
@@ -53,7 +57,7 @@ class Database:
         try:
             self.conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
             check_tables(self.conn, self.path)
-            self.conn.execute("PRAGMA journal_mode = WAL")
+            enable_wal(self.conn)
             self.conn.execute(f"PRAGMA synchronous = {synchronous}")
             self.conn.execute("PRAGMA foreign_keys = ON")
             self.conn.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")

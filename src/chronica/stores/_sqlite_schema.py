@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
+import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -98,6 +99,26 @@ def _version(conn: sqlite3.Connection, path: str) -> int | None:
     return None
 
 
+def enable_wal(conn: sqlite3.Connection, *, timeout: float = 60.0) -> None:
+    """Switch the file to WAL, waiting out other processes doing the same.
+
+    The switch needs an exclusive lock, and when two connections both hold a shared lock
+    and want it, SQLite answers "database is locked" at once instead of calling the busy
+    handler (waiting would deadlock). Only the first opening of a new file meets this, so a
+    short backoff loop is the whole remedy.
+    """
+    deadline = time.monotonic() + timeout
+    pause = 0.001
+    while conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
+
 def prepare(conn: sqlite3.Connection, path: str) -> None:
     """Check the file, then switch it to WAL and create or migrate chronica's tables.
 
@@ -107,8 +128,7 @@ def prepare(conn: sqlite3.Connection, path: str) -> None:
         version = _version(conn, path)  # read-only: refuses before anything is written
         if version == SCHEMA_VERSION:
             return
-        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
+        enable_wal(conn)
         conn.execute("BEGIN IMMEDIATE")
         try:
             # Another process may have migrated while we waited for the write lock.
