@@ -109,9 +109,12 @@ def enable_wal(conn: sqlite3.Connection, *, timeout: float = 60.0) -> None:
     """
     deadline = time.monotonic() + timeout
     pause = 0.001
-    while conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+    while True:
         try:
-            conn.execute("PRAGMA journal_mode = WAL")
+            # Answers the mode now in force: "wal", or "memory" for an in-memory database,
+            # which has no journal to switch. Either way there is nothing left to do.
+            conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            return
         except sqlite3.OperationalError as e:
             if "locked" not in str(e) or time.monotonic() > deadline:
                 raise
