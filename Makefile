@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 EXTRAS := dev,postgres,mcp
 STAMP  := $(VENV)/.installed-$(EXTRAS)
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench bench-smoke clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,7 +35,13 @@ $(VENV)/.installed-bench: $(STAMP)
 bench: $(VENV)/.installed-bench
 	$(PY) scripts/bench_chronica.py
 	$(PY) scripts/bench_chronomem.py
+	$(PY) scripts/benchmark_matrix.py --setup
 	$(PY) scripts/benchmark_matrix.py
+
+# The benchmark matrix at small sizes, so the script cannot rot: every matrix and peer runs.
+bench-smoke: $(VENV)/.installed-bench
+	$(PY) scripts/benchmark_matrix.py --setup
+	$(PY) scripts/benchmark_matrix.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
