@@ -7,7 +7,7 @@ so the limits below live in one documented place.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._errors import (
@@ -16,7 +16,7 @@ from ._errors import (
     InvalidActumError,
     InvalidArgumentError,
 )
-from ._model import ActorKind, Actum, ActumKind
+from ._model import ActorKind, Actum, ActumKind, Chronicum
 
 __all__ = [
     "MAX_CONTENT_BYTES",
@@ -27,6 +27,7 @@ __all__ = [
     "check_kinds",
     "check_last_n",
     "check_owner",
+    "check_restorable",
     "validated_actum",
 ]
 
@@ -205,3 +206,16 @@ def validated_actum(actum: object, new_id: str) -> Actum:
         metadata=metadata,
         id=new_id,
     )
+
+
+def check_restorable(chronicum: Chronicum, acta: Sequence[Actum]) -> None:
+    """Refuse an import whose acta belong elsewhere or lack the time they were stamped with.
+
+    Stores call this from ``restore`` (the lossless import path), which takes acta as they
+    were exported rather than through :class:`chronica.Chronicarius`.
+    """
+    for actum in acta:
+        if actum.chronicum_id != chronicum.id:
+            raise InvalidArgumentError("acta", f"actum {actum.id} belongs to another chronicum")
+        if actum.at is None or actum.at.utcoffset() is None:
+            raise InvalidArgumentError("acta", f"actum {actum.id} has no timezone-aware at")

@@ -18,6 +18,7 @@ import psycopg_pool
 
 from chronica._errors import ChronicumNotFoundError, InvalidArgumentError, StoreError
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
+from chronica._validation import check_restorable
 
 from . import _postgres_schema
 
@@ -256,7 +257,7 @@ class PostgresStore:
         :class:`chronica.InvalidArgumentError` if the chronicum exists under another owner
         or an actum belongs elsewhere or has no timezone-aware ``at``.
         """
-        _check_restorable(chronicum, acta)
+        check_restorable(chronicum, acta)
         with self._connection() as conn, conn.transaction():
             conn.execute(self._sql.create, (chronicum.id, chronicum.owner_id, chronicum.created_at))
             locked = conn.execute(self._sql.lock, (chronicum.id,)).fetchone()
@@ -272,7 +273,7 @@ class PostgresStore:
                 if actum.id not in seen:
                     seen.add(actum.id)
                     seq += 1
-                    assert actum.at is not None  # checked by _check_restorable
+                    assert actum.at is not None  # checked by check_restorable
                     rows.append((chronicum.id, seq, *_actum_params(actum, actum.at)))
             with conn.cursor() as cur:
                 cur.executemany(self._sql.restore_actum, rows)
@@ -344,11 +345,3 @@ def _migrate(conn: psycopg.Connection[Any], quoted: str, schema: str) -> None:
             f"INSERT INTO {quoted}.chronica_schema (version) VALUES (%s)",
             (_postgres_schema.SCHEMA_VERSION,),
         )
-
-
-def _check_restorable(chronicum: Chronicum, acta: Sequence[Actum]) -> None:
-    for actum in acta:
-        if actum.chronicum_id != chronicum.id:
-            raise InvalidArgumentError("acta", f"actum {actum.id} belongs to another chronicum")
-        if actum.at is None or actum.at.utcoffset() is None:
-            raise InvalidArgumentError("acta", f"actum {actum.id} has no timezone-aware at")

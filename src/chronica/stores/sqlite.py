@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from chronica._errors import ChronicumNotFoundError, InvalidArgumentError, StoreError
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
+from chronica._validation import check_restorable
 
 from . import _sqlite_schema as sql
 
@@ -144,7 +145,7 @@ class SQLiteStore:
         :class:`chronica.InvalidArgumentError` if the chronicum exists under another owner
         or an actum belongs elsewhere or has no timezone-aware ``at``.
         """
-        _check_restorable(chronicum, acta)
+        check_restorable(chronicum, acta)
         with _Lease(self) as conn, _Immediate(conn):
             created_at = sql.utc_text(chronicum.created_at)
             conn.execute(sql.CREATE, (chronicum.id, chronicum.owner_id, created_at))
@@ -293,16 +294,8 @@ def _restore_rows(
     ).fetchone()
     rows = []
     for actum in acta:
-        if actum.id not in seen and actum.at is not None:  # at: checked by _check_restorable
+        if actum.id not in seen and actum.at is not None:  # at: checked by check_restorable
             seen.add(actum.id)
             seq += 1
             rows.append((chronicum_id, seq, *sql.actum_params(actum, actum.at, None)[1:-1]))
     return rows
-
-
-def _check_restorable(chronicum: Chronicum, acta: Sequence[Actum]) -> None:
-    for actum in acta:
-        if actum.chronicum_id != chronicum.id:
-            raise InvalidArgumentError("acta", f"actum {actum.id} belongs to another chronicum")
-        if actum.at is None or actum.at.utcoffset() is None:
-            raise InvalidArgumentError("acta", f"actum {actum.id} has no timezone-aware at")
