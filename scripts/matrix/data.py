@@ -154,7 +154,10 @@ def _multi_fact(world: _World, adds: list[Event]) -> Case:
     return Case("multi-fact", query, frozenset({profile[a.name].content, profile[b.name].content}))
 
 
-def _supersession(world: _World, adds: list[Event], updates: list[Event]) -> Case:
+def _changed_fact(
+    world: _World, adds: list[Event], updates: list[Event]
+) -> tuple[str, GradedFact, GradedFact]:
+    """A new person whose one attribute changes later: (query, old fact, new fact)."""
     person = world.person()
     profile = _profile(world, person, PERSON_ATTRIBUTES)
     attr = world.rng.choice(PERSON_ATTRIBUTES)
@@ -164,28 +167,25 @@ def _supersession(world: _World, adds: list[Event], updates: list[Event]) -> Cas
     profile[attr.name] = old
     adds.extend(Event(f) for f in profile.values())
     updates.append(Event(new, replaces=old))
+    return attr.exact.format(e=person), old, new
+
+
+def _supersession(world: _World, adds: list[Event], updates: list[Event]) -> Case:
+    query, old, new = _changed_fact(world, adds, updates)
     return Case(
         "supersession",
-        attr.exact.format(e=person),
+        query,
         frozenset({new.content}),
         ghosts=frozenset({old.content}),
     )
 
 
 def _as_of(world: _World, adds: list[Event], updates: list[Event]) -> Case:
-    person = world.person()
-    profile = _profile(world, person, PERSON_ATTRIBUTES)
-    attr = world.rng.choice(PERSON_ATTRIBUTES)
-    old_value, new_value = _two_values(world.rng, attr)
-    old = _fact(attr, person, old_value, when=_T_OLD)
-    new = _fact(attr, person, new_value, when=_T_NEW)
-    profile[attr.name] = old
-    adds.extend(Event(f) for f in profile.values())
-    updates.append(Event(new, replaces=old))
+    query, old, new = _changed_fact(world, adds, updates)
     # Asked about a time before the move: the old value is the answer, the new one a ghost.
     return Case(
         "as-of",
-        attr.exact.format(e=person),
+        query,
         frozenset({old.content}),
         ghosts=frozenset({new.content}),
         as_of=_AS_OF,
