@@ -29,7 +29,7 @@ from chronica import demo as chronica_demo
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem, Fact
 
-from ._cli_output import count, timeline_lines
+from .cli._output import count, timeline_lines
 
 __all__ = ["DEFAULT_DB", "main", "run"]
 

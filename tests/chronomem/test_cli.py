@@ -16,8 +16,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from chronica import ActorKind, Actum, ActumKind, Chronicarius
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
-from chronomem._cli_output import Progress
 from chronomem.cli import build_parser, main
+from chronomem.cli._output import Progress
 
 from .mcp_client import server_env
 
@@ -289,3 +289,18 @@ def test_python_dash_m_chronomem_and_a_foreign_file(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "not a SQLite database" in done.stderr
     assert foreign.read_bytes() == b"my diary\n"
+
+
+def test_the_core_imports_neither_way_in() -> None:
+    # The command line and the server import the core; the core must never import them, so
+    # a library user pays for neither and the ways in can grow without touching the core.
+    probe = (
+        "import sys, chronomem, chronica\n"
+        "import chronomem._memory, chronomem._retrieval, chronomem._importing\n"
+        "loaded = [m for m in sys.modules if m.startswith(('chronomem.cli', 'chronomem.server'))]\n"
+        "print(loaded)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"

@@ -22,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver.exceptions import ToolError
 
 from chronomem import server
+from chronomem.server import _app, _tools
 
 from .mcp_client import call, call_error, connect, server_env, text_of
 
@@ -328,9 +329,9 @@ def test_lone_surrogates_never_reach_the_database(tmp_path: Path) -> None:
     assert replies[4]["result"]["isError"] is False
     # In-process callers get the readable refusal before the library sees the text.
     with pytest.raises(ToolError, match="content contains a lone surrogate"):
-        server._check_text(content="\ud800")
+        _tools._check_text(content="\ud800")
     with pytest.raises(ToolError, match="entities contains a NUL"):
-        server._check_text(content="fine", entities=["ok", "a\x00b"])
+        _tools._check_text(content="fine", entities=["ok", "a\x00b"])
 
 
 def test_owners_never_see_each_other(tmp_path: Path) -> None:
@@ -536,13 +537,13 @@ def test_a_foreign_file_is_refused_untouched(tmp_path: Path) -> None:
 
 
 def test_rebinding_protection_stays_on_for_every_bind() -> None:
-    wildcard = server._transport_security("0.0.0.0", ["mybox.lan"])
+    wildcard = _app._transport_security("0.0.0.0", ["mybox.lan"])
     assert wildcard.enable_dns_rebinding_protection
     assert "mybox.lan:*" in wildcard.allowed_hosts
     assert not any(h.startswith("0.0.0.0") for h in wildcard.allowed_hosts)
     assert "http://mybox.lan:*" in wildcard.allowed_origins
-    named = server._transport_security("10.0.0.7", [])
+    named = _app._transport_security("10.0.0.7", [])
     assert "10.0.0.7:*" in named.allowed_hosts
     assert "localhost:*" in named.allowed_hosts
-    ipv6 = server._transport_security("::1", [])
+    ipv6 = _app._transport_security("::1", [])
     assert "[::1]:*" in ipv6.allowed_hosts

@@ -25,7 +25,7 @@ from chronica import ActorKind, Actum, ActumKind, Chronicum
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
 
-from ._cli_output import Progress
+from ._output import Progress
 
 __all__ = ["ExportFormatError", "Loaded", "export_lines", "load", "restore"]
 

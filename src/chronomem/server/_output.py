@@ -1,6 +1,6 @@
 """What the MCP tools return: typed output schemas, and compact text for the model.
 
-Kept apart from :mod:`chronomem.server` so the server module reads as tools and transport;
+Kept apart from the tools (:mod:`._tools`) so the server module reads as tools and transport;
 these records are the tools' published contract.
 """
 

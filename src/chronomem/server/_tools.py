@@ -1,52 +1,29 @@
-"""The chronomem MCP server: the fact memory and the shared session record, as tools.
+"""The MCP tools: the fact memory and the shared session record, as typed functions.
 
-Run it with ``python -m chronomem.server`` (or ``chronomem serve``). It speaks stdio by
-default, which is what Cursor, Claude Desktop and most agents expect, and streamable HTTP
-with ``--http HOST:PORT``. The database is one SQLite file shared by the memory and the
-session record (``--db`` / ``CHRONOMEM_DB``, default ``~/.chronomem/memory.db``); it is
-opened in the SDK's lifespan and closed on shutdown.
-
-The owner is server configuration (``--owner`` / ``CHRONOMEM_OWNER``, default the OS user),
-never a tool argument: a model must not be able to read another owner's memory by naming
-them. Every tool turns a bad argument, an unknown id or unusable text into a tool error
-with a readable message, and the server keeps serving.
+Each tool's docstring and signature become the schema a model reads. The owner is server
+configuration held in the lifespan state, never a tool argument: a model must not be able to
+read another owner's memory by naming them. Every tool turns a bad argument, an unknown id or
+unusable text into a tool error with a readable message, and the server keeps serving.
 """
 
 from __future__ import annotations
 
-import argparse
-import hmac
-import os
-import sys
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any
 
-from mcp.server.auth.provider import AccessToken
-from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.tools import Tool
-from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult
 from pydantic import Field
 
-# pydantic reads stdlib TypedDicts only from Python 3.12; the SDK depends on typing_extensions.
 from chronica import ActorKind, Actum, ActumKind, ChronicaError, Chronicarius
-from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem, ChronoMemError
+from chronomem.cli._output import count
 
-from ._cli_config import (
-    DEFAULT_DB,
-    ServerConfig,
-    ServerConfigError,
-    add_server_arguments,
-    config_from_args,
-)
-from ._cli_output import count
-from ._server_output import (
+from ._output import (
     ActaOut,
     ActumOut,
     ContradictionOut,
@@ -62,16 +39,7 @@ from ._server_output import (
     result,
 )
 
-__all__ = [
-    "DEFAULT_DB",
-    "ServerConfig",
-    "ServerConfigError",
-    "add_server_arguments",
-    "build_server",
-    "config_from_args",
-    "main",
-    "serve",
-]
+__all__ = ["MAX_COUNT", "MAX_QUERY_CHARS", "TOOLS", "State"]
 
 MAX_QUERY_CHARS = 10_000
 """Longest recall query accepted: far above any real question, far below a DoS."""
@@ -81,7 +49,7 @@ MAX_COUNT = 1_000_000_000
 
 
 @dataclass(frozen=True)
-class _State:
+class State:
     """What the lifespan opens: one memory and one session record on the same file."""
 
     memory: ChronoMem
@@ -121,7 +89,7 @@ def _readable_errors() -> Iterator[None]:
         raise ToolError(f"{type(e).__name__}: {e}") from e
 
 
-def _state(ctx: Context[_State, Any]) -> _State:
+def _state(ctx: Context[State, Any]) -> State:
     return ctx.request_context.lifespan_context
 
 
@@ -132,7 +100,7 @@ def _state(ctx: Context[_State, Any]) -> _State:
 
 
 async def chronomem_remember(
-    ctx: Context[_State, Any],
+    ctx: Context[State, Any],
     content: str,
     category: str | None = None,
     entities: list[str] | None = None,
@@ -163,7 +131,7 @@ async def chronomem_remember(
 
 
 async def chronomem_recall(
-    ctx: Context[_State, Any],
+    ctx: Context[State, Any],
     query: str,
     token_budget: Annotated[int, Field(ge=0, le=MAX_COUNT)] | None = None,
     limit: Annotated[int, Field(ge=1, le=MAX_COUNT)] | None = 10,
@@ -204,7 +172,7 @@ async def chronomem_recall(
 
 
 async def chronomem_supersede(
-    ctx: Context[_State, Any],
+    ctx: Context[State, Any],
     old_id: str,
     content: str,
     category: str | None = None,
@@ -236,7 +204,7 @@ async def chronomem_supersede(
 
 
 async def chronomem_forget(
-    ctx: Context[_State, Any], fact_id: str, reason: str | None = None
+    ctx: Context[State, Any], fact_id: str, reason: str | None = None
 ) -> ForgetOut:
     """Stop using a fact that was wrong or that the user asked you to forget.
 
@@ -250,7 +218,7 @@ async def chronomem_forget(
 
 
 async def chronomem_timeline(
-    ctx: Context[_State, Any], entity: str
+    ctx: Context[State, Any], entity: str
 ) -> Annotated[CallToolResult, TimelineOut]:
     """Show how beliefs about one entity evolved: every fact, oldest first.
 
@@ -264,7 +232,7 @@ async def chronomem_timeline(
     return result(TimelineOut(entity=entity, facts=[fact_out(f) for f in facts]), head, facts)
 
 
-async def chronomem_contradictions(ctx: Context[_State, Any]) -> ContradictionsOut:
+async def chronomem_contradictions(ctx: Context[State, Any]) -> ContradictionsOut:
     """List active facts that disagree with each other and still need resolving.
 
     Use it to tidy the memory: for each contradiction, ask the user or supersede the
@@ -283,7 +251,7 @@ async def chronomem_contradictions(ctx: Context[_State, Any]) -> ContradictionsO
 
 
 async def chronica_record_actum(
-    ctx: Context[_State, Any],
+    ctx: Context[State, Any],
     chronicum_id: str,
     kind: ActumKind,
     actor_kind: ActorKind,
@@ -319,7 +287,7 @@ async def chronica_record_actum(
 
 
 async def chronica_get_acta(
-    ctx: Context[_State, Any],
+    ctx: Context[State, Any],
     chronicum_id: str,
     last_n: Annotated[int, Field(le=MAX_COUNT)] = 0,
     kinds: list[ActumKind] | None = None,
@@ -340,7 +308,7 @@ async def chronica_get_acta(
     return ActaOut(acta=[actum_out(a) for a in acta])
 
 
-_TOOLS = (
+TOOLS = (
     chronomem_remember,
     chronomem_recall,
     chronomem_supersede,
@@ -350,172 +318,3 @@ _TOOLS = (
     chronica_record_actum,
     chronica_get_acta,
 )
-
-
-# --------------------------------------------------------------------------- server
-
-
-class _BearerToken:
-    """Accepts exactly one shared secret, compared in constant time."""
-
-    def __init__(self, token: str) -> None:
-        self._token = token.encode()
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        if hmac.compare_digest(token.encode(errors="replace"), self._token):
-            return AccessToken(token=token, client_id="chronomem", scopes=[])
-        return None
-
-
-def _lifespan(config: ServerConfig) -> Any:
-    @asynccontextmanager
-    async def lifespan(_: MCPServer[_State]) -> AsyncIterator[_State]:
-        memory = ChronoMem(config.db, owner=config.owner)
-        try:
-            store = SQLiteStore(config.db)
-        except BaseException:
-            memory.close()
-            raise
-        try:
-            yield _State(memory=memory, chronicarius=Chronicarius(store), owner=config.owner)
-        finally:
-            store.close()
-            memory.close()
-
-    return lifespan
-
-
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
-
-
-def build_server(config: ServerConfig) -> MCPServer[_State]:
-    """Create the MCP server for ``config`` (the database opens when it starts)."""
-    auth: dict[str, Any] = {}
-    if config.http is not None and config.token is not None:
-        host, port = config.http
-        auth = {
-            "token_verifier": _BearerToken(config.token),
-            "auth": AuthSettings(
-                issuer_url=f"http://{_url_host(host)}:{port}",  # type: ignore[arg-type]  # pydantic parses the str
-                resource_server_url=None,
-            ),
-        }
-    server: MCPServer[_State] = MCPServer(
-        "chronomem",
-        instructions=(
-            "Long-term memory for this user. Call chronomem_recall before answering anything "
-            "that may depend on what was said before; chronomem_remember what is worth keeping; "
-            "chronomem_supersede what changed. chronica_* tools share a session with other agents."
-        ),
-        lifespan=_lifespan(config),
-        log_level=config.log_level,
-        tools=[_tool(fn) for fn in _TOOLS],
-        **auth,
-    )
-    return server
-
-
-def _tool(fn: Callable[..., Any]) -> Tool:
-    """Register ``fn`` with an output schema clients can check quickly.
-
-    Every MCP client validates each result against the tool's output schema; pydantic's
-    schemas point at ``$defs`` for nested records, and resolving those references slows that
-    check (a ten-fact recall at 10,000 facts, A/B on a busy 2-core box: p50 12.2 ms per call
-    with references, 10.8 ms inlined).
-    """
-    tool = Tool.from_function(fn, structured_output=True)
-    schema = tool.fn_metadata.output_schema
-    if schema is not None:  # the SDK reads this field live
-        tool.fn_metadata.output_schema = _inline_refs(schema, schema.get("$defs", {}))
-    return tool
-
-
-def _inline_refs(node: Any, defs: Mapping[str, Any]) -> Any:
-    """``node`` with every local ``$ref`` replaced by its definition (our records never nest
-    themselves, so this terminates) and ``$defs`` dropped."""
-    if isinstance(node, list):
-        return [_inline_refs(item, defs) for item in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        siblings = {k: v for k, v in node.items() if k != "$ref"}
-        return {**_inline_refs(defs[ref.removeprefix("#/$defs/")], defs), **siblings}
-    return {k: _inline_refs(v, defs) for k, v in node.items() if k != "$defs"}
-
-
-def _transport_security(host: str, extra: Sequence[str]) -> TransportSecuritySettings:
-    """DNS-rebinding protection stays on: only Host/Origin values we expect are let in."""
-    names = ["127.0.0.1", "localhost", "[::1]"]
-    if host not in ("0.0.0.0", "::") and _url_host(host) not in names:
-        names.append(_url_host(host))
-    names.extend(extra)
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{n}:*" for n in names] + list(names),
-        allowed_origins=[f"{scheme}://{n}:*" for n in names for scheme in ("http", "https")],
-    )
-
-
-def serve(config: ServerConfig) -> None:
-    """Run the server until the client disconnects (stdio) or it is interrupted (HTTP)."""
-    server = build_server(config)
-    if config.http is None:
-        server.run("stdio")
-        return
-    host, port = config.http
-    auth = "bearer token required" if config.token else "no token (loopback only)"
-    print(
-        f"chronomem: serving MCP over streamable HTTP at http://{_url_host(host)}:{port}/mcp "
-        f"({auth}; db {config.db}; owner {config.owner})",
-        file=sys.stderr,
-        flush=True,
-    )
-    if host in ("0.0.0.0", "::") and not config.allowed_hosts:
-        print(
-            "chronomem: DNS-rebinding protection accepts only loopback Host headers; "
-            "add the names clients use with --allow-host NAME",
-            file=sys.stderr,
-            flush=True,
-        )
-    server.run(
-        "streamable-http",
-        host=host,
-        port=port,
-        transport_security=_transport_security(host, config.allowed_hosts),
-    )
-
-
-def main(argv: Sequence[str] | None = None, *, prog: str = "python -m chronomem.server") -> int:
-    """Entry point of ``python -m chronomem.server`` and ``chronomem serve``; returns exit code."""
-    parser = argparse.ArgumentParser(
-        prog=prog,
-        description="chronomem MCP server (stdio by default).",
-        epilog=f"example: CHRONOMEM_DB=~/.chronomem/memory.db {prog}",
-    )
-    add_server_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        config = config_from_args(args, os.environ)
-    except (ServerConfigError, OSError) as e:
-        print(f"{prog}: {e}", file=sys.stderr)
-        return 2
-    try:
-        _check_database(config)
-    except (ChronoMemError, ChronicaError) as e:
-        print(f"{prog}: cannot use {config.db}: {e}", file=sys.stderr)
-        return 1
-    serve(config)
-    return 0
-
-
-def _check_database(config: ServerConfig) -> None:
-    """Open and close the file once, so a foreign or too-new file is a clear message at
-    start rather than a traceback from inside the SDK's lifespan."""
-    ChronoMem(config.db, owner=config.owner).close()
-    SQLiteStore(config.db).close()
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,35 +1,29 @@
-"""Where the database, the owner and the server's transport come from.
+"""How the server is configured: its transport, its token and the hosts it answers.
 
-One place decides this for every ``chronomem`` command and for ``python -m chronomem.server``:
-a flag wins, then the environment (``CHRONOMEM_DB``, ``CHRONOMEM_OWNER``, ``CHRONOMEM_TOKEN``),
-then the default. Nothing here imports the MCP SDK, so commands other than ``serve`` start fast.
+The database and the owner are read exactly as the command line reads them
+(:mod:`chronomem.cli._config`); this module adds what only a server needs. Nothing here
+imports the MCP SDK, so a bad flag is a quick message.
 """
 
 from __future__ import annotations
 
 import argparse
-import getpass
 import ipaddress
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from chronomem.cli._config import DEFAULT_DB, resolve_db, resolve_owner
+
 __all__ = [
-    "DEFAULT_DB",
     "DEFAULT_PORT",
     "ServerConfig",
     "ServerConfigError",
     "add_server_arguments",
     "config_from_args",
     "is_loopback",
-    "resolve_db",
-    "resolve_owner",
 ]
-
-DEFAULT_DB = "~/.chronomem/memory.db"
-"""Where the server keeps its memory unless told otherwise."""
 
 DEFAULT_PORT = 8765
 _LOOPBACK_NAMES = ("localhost",)
@@ -73,19 +67,6 @@ def _parse_http(value: str) -> tuple[str, int]:
     if not 0 < port < 65536:
         raise ServerConfigError(f"--http port must be 1-65535, got {port}")
     return host, port
-
-
-def resolve_db(value: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> Path:
-    """The database path: flag, then ``CHRONOMEM_DB``, then the default; parents created."""
-    raw = value if value is not None else environ.get("CHRONOMEM_DB") or DEFAULT_DB
-    path = Path(os.path.expanduser(os.fspath(raw)))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def resolve_owner(value: str | None, environ: Mapping[str, str]) -> str:
-    """The owner: flag, then ``CHRONOMEM_OWNER``, then the OS user."""
-    return value or environ.get("CHRONOMEM_OWNER") or getpass.getuser()
 
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:

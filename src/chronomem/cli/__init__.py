@@ -27,9 +27,9 @@ from chronomem import (
     InvalidFactError,
 )
 
-from . import _cli_output as show
-from ._cli_config import DEFAULT_DB, resolve_db, resolve_owner
-from ._cli_transfer import ExportFormatError
+from . import _output as show
+from ._config import DEFAULT_DB, resolve_db, resolve_owner
+from ._transfer import ExportFormatError
 
 __all__ = ["main"]
 
@@ -185,7 +185,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from chronica.stores.sqlite import SQLiteStore
 
-    from ._cli_transfer import export_lines
+    from ._transfer import export_lines
 
     count = 0
     with (
@@ -203,7 +203,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from chronica.stores.sqlite import SQLiteStore
 
-    from ._cli_transfer import load, restore
+    from ._transfer import load, restore
 
     with sys.stdin.buffer if args.file == "-" else open(args.file, "rb") as source:
         loaded = load(source, _owner(args), progress_label=f"reading {args.file}")
@@ -219,13 +219,13 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import main as demo_main
+    from chronomem.demo import main as demo_main
 
     return demo_main(["--db", args.db] if args.db else [])
 
 
 def cmd_serve(argv: Sequence[str]) -> int:
-    from .server import main as serve_main
+    from chronomem.server import main as serve_main
 
     return serve_main(argv, prog="chronomem serve")
 
@@ -396,7 +396,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ChronoMemError, ChronicaError, OSError) as e:
         print(f"chronomem {args.command}: {e}", file=sys.stderr)
         return EXIT_EMPTY
-
-
-if __name__ == "__main__":
-    sys.exit(main())

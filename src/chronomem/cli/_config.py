@@ -1,0 +1,32 @@
+"""Where the database and the owner come from, for every way in.
+
+One place decides this for every ``chronomem`` command and for ``python -m chronomem.server``:
+a flag wins, then the environment (``CHRONOMEM_DB``, ``CHRONOMEM_OWNER``), then the default.
+Nothing here imports the MCP SDK, so commands other than ``serve`` start fast, and the server
+reads its database and owner exactly as the command line does.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["DEFAULT_DB", "resolve_db", "resolve_owner"]
+
+DEFAULT_DB = "~/.chronomem/memory.db"
+"""Where the command line and the server keep the memory unless told otherwise."""
+
+
+def resolve_db(value: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> Path:
+    """The database path: flag, then ``CHRONOMEM_DB``, then the default; parents created."""
+    raw = value if value is not None else environ.get("CHRONOMEM_DB") or DEFAULT_DB
+    path = Path(os.path.expanduser(os.fspath(raw)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def resolve_owner(value: str | None, environ: Mapping[str, str]) -> str:
+    """The owner: flag, then ``CHRONOMEM_OWNER``, then the OS user."""
+    return value or environ.get("CHRONOMEM_OWNER") or getpass.getuser()
