@@ -4,14 +4,17 @@ The standard library gains ``uuid.uuid7`` only in Python 3.14, so we build the s
 here: 48 bits of Unix milliseconds, a 12-bit counter that keeps IDs minted in the same
 millisecond by this process increasing, and 62 random bits that keep processes apart.
 IDs are minted on every append, so this formats the hex directly instead of going through
-``uuid.UUID``, and draws its random bits from :mod:`random` rather than a system call per ID:
-the module's generator is seeded from the OS at start-up and reseeded in every forked child,
-which is what uniqueness (not secrecy) needs.
+``uuid.UUID``.
+
+The random bits come from the OS (``os.urandom``), never from :mod:`random`: agent and ML
+code calls ``random.seed(1234)`` at start-up, and two processes seeded alike would then mint
+the same IDs in the same millisecond. The system call costs under a microsecond, noise next
+to an append.
 """
 
 from __future__ import annotations
 
-import random
+import os
 import threading
 import time
 
@@ -27,7 +30,7 @@ _RANDOM_MASK = (1 << 62) - 1
 def new_actum_id() -> str:
     """Return a new UUIDv7 string, strictly increasing within this process."""
     global _last_ms, _counter
-    entropy = random.getrandbits(80)
+    entropy = int.from_bytes(os.urandom(10), "big")  # the counter start and the 62-bit tail
     with _lock:
         now_ms = time.time_ns() // 1_000_000
         if now_ms > _last_ms:
