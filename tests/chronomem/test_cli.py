@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
 from chronomem.cli import build_parser, main
 from chronomem.cli._output import Progress
+from chronomem.cli._time import parse_time
 
 from .mcp_client import server_env
 
@@ -304,3 +306,36 @@ def test_the_core_imports_neither_way_in() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2026-11-29T18:00:00Z", datetime(2026, 11, 29, 18, tzinfo=timezone.utc)),
+        ("2026-11-29T18:00:00z", datetime(2026, 11, 29, 18, tzinfo=timezone.utc)),
+        ("2026-11-29T18:00:00", datetime(2026, 11, 29, 18, tzinfo=timezone.utc)),
+        ("2026-11-29", datetime(2026, 11, 29, tzinfo=timezone.utc)),
+        ("2026-11-29T20:00:00+02:00", datetime(2026, 11, 29, 18, tzinfo=timezone.utc)),
+        ("2026-11-29T18:00:00.250000Z", datetime(2026, 11, 29, 18, 0, 0, 250000, timezone.utc)),
+    ],
+)
+def test_one_time_parser_reads_z_and_offsets_as_utc(text: str, expected: datetime) -> None:
+    # Spelt out rather than left to fromisoformat, which reads "Z" only from Python 3.11.
+    parsed = parse_time(text)
+    assert parsed == expected
+    assert parsed.tzinfo is timezone.utc
+
+
+@pytest.mark.parametrize("text", ["yesterday", "", "2026-13-01", "9999-12-31T23:00:00-14:00"])
+def test_time_parser_refuses_what_it_cannot_hold(text: str) -> None:
+    with pytest.raises(ValueError, match=r"ISO-8601|outside the years"):
+        parse_time(text)
+
+
+def test_a_time_outside_utc_range_is_a_usage_error(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "remember", "x is y", "--valid-from", "9999-12-31T23:00:00-14:00")
+    assert code == 2
+    assert "outside the years" in err
+    assert not db.exists()

@@ -17,12 +17,11 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from mcp import ClientSession
+from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from mcp.server.mcpserver.exceptions import ToolError
 
 from chronomem import server
-from chronomem.server import _app, _tools
+from chronomem.server import _app
 
 from .mcp_client import call, call_error, connect, server_env, text_of
 
@@ -215,7 +214,7 @@ def test_error_paths_are_readable_and_the_server_keeps_serving(tmp_path: Path) -
             assert "NUL" in await call_error(s, "chronomem_recall", query="a\x00b")
             assert "NUL" in await call_error(s, "chronomem_remember", content="a\x00b")
             huge = "x" * 1_000_000
-            assert "longer than" in await call_error(s, "chronomem_recall", query=huge)
+            assert "the limit is" in await call_error(s, "chronomem_recall", query=huge)
             await call_error(s, "chronomem_remember", content=huge + " y" * 10)
 
             assert "not found" in (await call_error(s, "chronomem_forget", fact_id="nope")).lower()
@@ -327,11 +326,28 @@ def test_lone_surrogates_never_reach_the_database(tmp_path: Path) -> None:
     for hostile in (2, 3):
         assert hostile not in replies or "error" in replies[hostile]
     assert replies[4]["result"]["isError"] is False
-    # In-process callers get the readable refusal before the library sees the text.
-    with pytest.raises(ToolError, match="content contains a lone surrogate"):
-        _tools._check_text(content="\ud800")
-    with pytest.raises(ToolError, match="entities contains a NUL"):
-        _tools._check_text(content="fine", entities=["ok", "a\x00b"])
+
+
+def test_text_is_checked_by_the_library_rules_in_process(tmp_path: Path) -> None:
+    # An in-process client hands Python strings straight to the tools (no JSON on the way),
+    # so a lone surrogate or a NUL reaches them: the library's one check refuses it readably.
+    config = server.config_from_args(_args("--db", str(tmp_path / "m.db"), "--owner", "t"), {})
+
+    async def go() -> None:
+        async with Client(server.build_server(config)) as c:
+            for tool, args, needle in (
+                ("chronomem_remember", {"content": "\ud800 x"}, "invalid content"),
+                ("chronomem_remember", {"content": "ok", "entities": ["a\x00b"]}, "NUL"),
+                ("chronomem_recall", {"query": "a \udfff"}, "lone surrogate"),
+                ("chronomem_forget", {"fact_id": "\ud800"}, "lone surrogate"),
+                ("chronomem_supersede", {"old_id": "a\x00", "content": "x is y"}, "NUL"),
+                ("chronomem_timeline", {"entity": "x\x00"}, "NUL"),
+            ):
+                result = await c.call_tool(tool, args)
+                assert result.is_error, tool
+                assert needle in text_of(result), (tool, text_of(result))
+
+    run(go)
 
 
 def test_owners_never_see_each_other(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,6 +29,7 @@ from chronomem import (
 
 from . import _output as show
 from ._config import DEFAULT_DB, resolve_db, resolve_owner
+from ._time import parse_time
 from ._transfer import ExportFormatError
 
 __all__ = ["main"]
@@ -64,23 +65,22 @@ def _output(name: str) -> Iterator[TextIO]:
 
 
 def _when(text: str | None) -> datetime | None:
-    """Parse an ISO-8601 time from the command line; naive times are UTC."""
+    """An ISO-8601 time from the command line (naive means UTC); a bad one is a usage error."""
     if text is None:
         return None
     try:
-        # Python 3.10's fromisoformat does not read the "Z" suffix people usually type.
-        moment = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
-    except ValueError:
-        raise _Usage(f"not an ISO-8601 time: {text!r} (e.g. 2026-11-29T18:00:00Z)") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+        return parse_time(text)
+    except ValueError as e:
+        raise _Usage(str(e)) from None
 
 
 # --------------------------------------------------------------------------- commands
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
+    options = _fact_options(args)  # a bad flag is refused before the file is opened
     with _memory(args) as memory:
-        fid = memory.remember(args.content, **_fact_options(args))
+        fid = memory.remember(args.content, **options)
     if args.json:
         show.dump_json({"id": str(fid), "contradicts": list(fid.contradicts)})
     else:
@@ -91,8 +91,9 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 
 def cmd_supersede(args: argparse.Namespace) -> int:
+    options = _fact_options(args)
     with _memory(args) as memory:
-        fid = memory.supersede(args.old_id, args.content, **_fact_options(args))
+        fid = memory.supersede(args.old_id, args.content, **options)
     if args.json:
         show.dump_json({"id": str(fid), "superseded": args.old_id})
     else:
@@ -122,14 +123,15 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
+    as_of, known_at = _when(args.as_of), _when(args.known_at)
     with _memory(args) as memory:
         facts = memory.recall(
             args.query,
             token_budget=args.budget,
             limit=args.limit,
             active_only=not args.all,
-            as_of=_when(args.as_of),
-            known_at=_when(args.known_at),
+            as_of=as_of,
+            known_at=known_at,
             category=args.category,
         )
     if args.json:

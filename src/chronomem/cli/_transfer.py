@@ -26,6 +26,7 @@ from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
 
 from ._output import Progress
+from ._time import parse_time
 
 __all__ = ["ExportFormatError", "Loaded", "export_lines", "load", "restore"]
 
@@ -83,9 +84,11 @@ class Loaded:
 
 def _time(record: Mapping[str, Any], key: str) -> datetime:
     try:
-        return datetime.fromisoformat(record[key])
-    except (KeyError, TypeError, ValueError) as e:
-        raise ExportFormatError(f"{key} must be an ISO-8601 time") from e
+        return parse_time(record[key])
+    except KeyError:
+        raise ExportFormatError(f"{key} is missing") from None
+    except ValueError as e:
+        raise ExportFormatError(f"{key}: {e}") from None
 
 
 def _parse_actum(record: Mapping[str, Any]) -> Actum:

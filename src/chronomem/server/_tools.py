@@ -21,6 +21,7 @@ from pydantic import Field
 
 from chronica import ActorKind, Actum, ActumKind, ChronicaError, Chronicarius
 from chronomem import ChronoMem, ChronoMemError
+from chronomem._validate import check_text
 from chronomem.cli._output import count
 
 from ._output import (
@@ -39,10 +40,7 @@ from ._output import (
     result,
 )
 
-__all__ = ["MAX_COUNT", "MAX_QUERY_CHARS", "TOOLS", "State"]
-
-MAX_QUERY_CHARS = 10_000
-"""Longest recall query accepted: far above any real question, far below a DoS."""
+__all__ = ["MAX_COUNT", "TOOLS", "State"]
 
 MAX_COUNT = 1_000_000_000
 """Largest limit, budget or last_n a tool accepts, so no number overflows SQLite's integers."""
@@ -58,22 +56,8 @@ class State:
 
 
 # --------------------------------------------------------------------------- errors
-
-
-def _check_text(**fields: str | list[str] | None) -> None:
-    """Refuse text SQLite and JSON cannot carry faithfully, before the library sees it.
-
-    Each keyword names an argument; a list (such as ``entities``) is checked item by item.
-    """
-    for field, value in fields.items():
-        for text in [value] if isinstance(value, str) else value or ():
-            if "\x00" in text:
-                raise ToolError(f"{field} contains a NUL character; send plain text")
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:
-                message = f"{field} contains a lone surrogate (not valid Unicode text)"
-                raise ToolError(message) from None
+# Text is checked once, where the library checks it (NUL, lone surrogates, sizes): the
+# server adds no rules of its own, so a tool refuses exactly what a Python caller is refused.
 
 
 @contextmanager
@@ -116,7 +100,6 @@ async def chronomem_remember(
     chronomem_supersede instead, so the old belief is closed rather than contradicted.
     The result lists active facts the new one contradicts: resolve them with supersede.
     """
-    _check_text(content=content, category=category, source=source, entities=entities)
     with _readable_errors():
         fid = _state(ctx).memory.remember(
             content,
@@ -147,11 +130,6 @@ async def chronomem_recall(
     budget). as_of asks what was true at a past moment (ISO-8601); known_at asks what
     was believed at a past moment. active_only=False also returns superseded facts.
     """
-    _check_text(query=query, category=category)
-    if len(query) > MAX_QUERY_CHARS:
-        raise ToolError(
-            f"query is longer than {MAX_QUERY_CHARS} characters; ask a shorter question"
-        )
     with _readable_errors():
         facts = _state(ctx).memory.recall(
             query,
@@ -188,8 +166,8 @@ async def chronomem_supersede(
     switched setting). Both happen in one transaction and the history is kept, so
     chronomem_timeline can show what was believed before.
     """
-    _check_text(old_id=old_id, content=content, category=category, source=source, entities=entities)
     with _readable_errors():
+        check_text("old_id", old_id)  # ids are looked up, not validated, by the library
         fid = _state(ctx).memory.supersede(
             old_id,
             content,
@@ -211,8 +189,8 @@ async def chronomem_forget(
     It is a soft delete: recall no longer returns it, but its lineage stays for audit.
     If the fact merely changed, use chronomem_supersede instead.
     """
-    _check_text(fact_id=fact_id, reason=reason)
     with _readable_errors():
+        check_text("fact_id", fact_id)  # ids are looked up, not validated, by the library
         _state(ctx).memory.forget(fact_id, reason=reason)
     return ForgetOut(id=fact_id, forgotten=True)
 
@@ -225,7 +203,6 @@ async def chronomem_timeline(
     Use it when asked what changed, since when something is true, or why an answer
     differs from an earlier one. Superseded facts carry valid_until and superseded_by.
     """
-    _check_text(entity=entity)
     with _readable_errors():
         facts = _state(ctx).memory.timeline(entity)
     head = f"{count(len(facts), 'fact')} about {entity!r}, oldest first:"
@@ -267,9 +244,6 @@ async def chronica_record_actum(
     write. When retrying after a timeout, pass the same idempotency_key: the first
     stored actum is returned and the retry is not stored twice.
     """
-    _check_text(
-        chronicum_id=chronicum_id, actor=actor, content=content, idempotency_key=idempotency_key
-    )
     state = _state(ctx)
     actum = Actum(
         chronicum_id=chronicum_id,
@@ -299,7 +273,6 @@ async def chronica_get_acta(
     actor_kinds choose which acta count (omit for all); last_n then keeps the most
     recent ones (0 = all).
     """
-    _check_text(chronicum_id=chronicum_id)
     state = _state(ctx)
     with _readable_errors():
         acta = state.chronicarius.get_acta(
