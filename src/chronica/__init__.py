@@ -18,13 +18,19 @@ from ._errors import (
     StoreError,
 )
 from ._model import ActorKind, Actum, ActumKind, Chronicum
-from ._validation import MAX_CONTENT_BYTES, MAX_ID_CHARS, MAX_METADATA_BYTES
+from ._validation import (
+    MAX_CONTENT_BYTES,
+    MAX_ID_CHARS,
+    MAX_METADATA_BYTES,
+    MAX_METADATA_DEPTH,
+)
 from .store import IdempotentStore, Store
 
 __all__ = [
     "MAX_CONTENT_BYTES",
     "MAX_ID_CHARS",
     "MAX_METADATA_BYTES",
+    "MAX_METADATA_DEPTH",
     "ActorKind",
     "Actum",
     "ActumKind",

@@ -50,6 +50,11 @@ class Actum:
     ``id`` and ``at`` are assigned when the actum is recorded: chronica replaces any ID the
     caller sent, and the store stamps ``at``. ``at`` is advisory; the order acta come back in
     is the order they were recorded in.
+
+    ``metadata`` is any JSON object (a tool name, a call ID, arguments). Every actum a store
+    hands back carries it deep-frozen: a ``dict`` (and ``list``) subclass that compares equal
+    to plain data and serialises as JSON, but refuses changes, so no reader can alter what
+    the next one sees. ``dict(actum.metadata)`` is a copy to edit.
     """
 
     chronicum_id: str

@@ -16,12 +16,14 @@ from ._errors import (
     InvalidActumError,
     InvalidArgumentError,
 )
+from ._frozen import EMPTY, FrozenDict, freeze
 from ._model import ActorKind, Actum, ActumKind, Chronicum
 
 __all__ = [
     "MAX_CONTENT_BYTES",
     "MAX_ID_CHARS",
     "MAX_METADATA_BYTES",
+    "MAX_METADATA_DEPTH",
     "check_chronicum_id",
     "check_idempotency_key",
     "check_kinds",
@@ -39,6 +41,14 @@ MAX_ID_CHARS = 256
 
 MAX_METADATA_BYTES = 64 * 1024
 """Largest actum metadata, as compact JSON in UTF-8 bytes."""
+
+MAX_METADATA_DEPTH = 64
+"""Deepest nesting of objects and arrays in metadata (the metadata itself is depth 1).
+
+Far beyond any tool call's arguments, and far below the depth at which Python's JSON
+encoder and decoder run out of stack: a deeper value is refused as invalid, never met later
+as a ``RecursionError`` on every read.
+"""
 
 MAX_LAST_N = 2**63 - 1
 """Largest ``last_n`` accepted: the largest 64-bit signed integer, a limit SQL can hold."""
@@ -145,11 +155,13 @@ def _check_actum_text(field: str, value: object, *, required: bool, limit: int) 
     return value
 
 
-def _check_metadata(metadata: object) -> dict[str, Any]:
+def _check_metadata(metadata: object) -> FrozenDict:
     if not isinstance(metadata, Mapping):
         raise ChronicaTypeError("actum.metadata", "a mapping", metadata)
     if not metadata:
-        return {}
+        return EMPTY
+    if _deeper_than(metadata, MAX_METADATA_DEPTH):
+        raise InvalidActumError("metadata", f"is nested deeper than {MAX_METADATA_DEPTH} levels")
     try:
         encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
         # Round-tripping gives the caller's mapping back as plain JSON types, detached from
@@ -164,7 +176,25 @@ def _check_metadata(metadata: object) -> dict[str, Any]:
         raise InvalidActumError("metadata", problem)
     if len(encoded.encode("utf-8")) > MAX_METADATA_BYTES:
         raise InvalidActumError("metadata", f"is larger than {MAX_METADATA_BYTES} bytes as JSON")
-    return copy
+    frozen: FrozenDict = freeze(copy)
+    return frozen
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether containers nest deeper than ``limit``; a loop, so depth never costs stack."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Iterable[object] = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True  # also how a container that holds itself ends the walk
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _nul_in_json(value: object) -> str | None:

@@ -22,6 +22,7 @@ This module imports pytest, so it is for test code only (``pip install chronomem
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import threading
@@ -172,6 +173,20 @@ class StoreContract(_ContractBase):
         assert _strip_at(stored) == _strip_at(sent)
         assert store.acta(cid) == [stored]
 
+    def test_a_recorded_actum_cannot_change_under_its_readers(self, store: Store) -> None:
+        cid = self.new_chronicum(store)
+        sent: dict[str, Any] = {"tool": "search", "args": {"q": "Kemang", "seats": [4]}}
+        expected = {"tool": "search", "args": {"q": "Kemang", "seats": [4]}}
+        stored = store.record(make_actum(cid, metadata=sent))
+        sent["args"]["seats"].append(6)  # the caller's own objects stay theirs
+        sent["tool"] = "changed"
+        for held in (stored, store.acta(cid)[0]):
+            for mutate in _MUTATIONS:
+                with contextlib.suppress(TypeError):  # frozen metadata refuses: also fine
+                    mutate(held.metadata)
+        assert stored.metadata == expected
+        assert store.acta(cid)[0].metadata == expected
+
     def test_text_round_trips_exactly(self, store: Store) -> None:
         cid = self.new_chronicum(store)
         texts = [
@@ -314,6 +329,15 @@ class IdempotentStoreContract(_ContractBase):
         assert len(stored) == 1
         assert len(results) == self.CONCURRENT_WRITERS
         assert all(result == stored[0] for result in results)
+
+
+_MUTATIONS: tuple[Callable[[Any], object], ...] = (
+    lambda m: m.__setitem__("tool", "changed"),
+    lambda m: m["args"].__setitem__("q", "changed"),
+    lambda m: m["args"]["seats"].append(6),
+    lambda m: m.pop("tool"),
+    lambda m: m.clear(),
+)
 
 
 def _subsets(items: Sequence[T]) -> list[list[T]]:

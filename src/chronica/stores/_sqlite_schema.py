@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from chronica._errors import StoreError
+from chronica._frozen import frozen_metadata, load_metadata
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
 
 __all__ = [
@@ -259,7 +260,7 @@ def row_actum(chronicum_id: str, row: tuple[Any, ...]) -> Actum:
         _ACTOR_KINDS[actor_kind],
         actor,
         content,
-        {} if metadata == "{}" else json.loads(metadata),
+        load_metadata(metadata),
         actum_id,
         datetime.fromisoformat(at),
     )
@@ -272,12 +273,12 @@ def rows_acta(chronicum_id: str, rows: Sequence[tuple[Any, ...]]) -> list[Actum]
     """
     if not _DIRECT:
         return [row_actum(chronicum_id, row) for row in reversed(rows)]
-    kinds, actor_kinds, new, parse, loads = (
+    kinds, actor_kinds, new, parse, load = (
         _ACTUM_KINDS,
         _ACTOR_KINDS,
         object.__new__,
         datetime.fromisoformat,
-        json.loads,
+        load_metadata,
     )
     set_chronicum_id, set_kind, set_actor_kind, set_actor, set_content, set_meta, set_id, set_at = (
         _SETTERS
@@ -290,7 +291,7 @@ def rows_acta(chronicum_id: str, rows: Sequence[tuple[Any, ...]]) -> list[Actum]
         set_actor_kind(actum, actor_kinds[actor_kind])
         set_actor(actum, actor)
         set_content(actum, content)
-        set_meta(actum, {} if metadata == "{}" else loads(metadata))
+        set_meta(actum, load(metadata))
         set_id(actum, actum_id)
         set_at(actum, parse(at))
         acta.append(actum)
@@ -319,14 +320,14 @@ def actum_params(actum: Actum, at: datetime, key: str | None) -> tuple[Any, ...]
 
 
 def stamped(actum: Actum, at: datetime) -> Actum:
-    """``actum`` with ``at`` set, as returned by a write."""
+    """``actum`` with ``at`` set and its metadata frozen, as returned by a write."""
     return _actum(
         actum.chronicum_id,
         actum.kind,
         actum.actor_kind,
         actum.actor,
         actum.content,
-        actum.metadata,
+        frozen_metadata(actum.metadata),
         actum.id,
         at,
     )

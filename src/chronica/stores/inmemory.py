@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from chronica._errors import ChronicumNotFoundError
+from chronica._frozen import frozen_metadata
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
 
 __all__ = ["InMemoryStore"]
@@ -95,6 +96,8 @@ class InMemoryStore:
 
     @staticmethod
     def _append(session: _Session, actum: Actum) -> Actum:
-        stored = dataclasses.replace(actum, at=datetime.now(timezone.utc))
+        # The stored actum is handed to every reader, so nothing in it may be changeable.
+        metadata = frozen_metadata(actum.metadata)
+        stored = dataclasses.replace(actum, metadata=metadata, at=datetime.now(timezone.utc))
         session.acta.append(stored)
         return stored

@@ -17,6 +17,7 @@ import psycopg
 import psycopg_pool
 
 from chronica._errors import ChronicumNotFoundError, InvalidArgumentError, StoreError
+from chronica._frozen import frozen_metadata, load_metadata
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
 from chronica._validation import check_restorable
 
@@ -45,7 +46,7 @@ def _row_actum(chronicum_id: str, row: tuple[Any, ...]) -> Actum:
         actor_kind=_ACTOR_KINDS[actor_kind],
         actor=actor,
         content=content,
-        metadata={} if metadata == "{}" else json.loads(metadata),
+        metadata=load_metadata(metadata),
         id=actum_id,
         at=_utc(at),
     )
@@ -75,7 +76,7 @@ def _stamped(actum: Actum, at: datetime) -> Actum:
         actor_kind=actum.actor_kind,
         actor=actum.actor,
         content=actum.content,
-        metadata=actum.metadata,
+        metadata=frozen_metadata(actum.metadata),
         id=actum.id,
         at=at,
     )

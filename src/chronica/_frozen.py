@@ -1,0 +1,134 @@
+"""Deep-frozen JSON values: a recorded actum's metadata can never change under its readers.
+
+An actum is a frozen dataclass, but a plain ``dict`` in its ``metadata`` would still let one
+caller change what every later reader of the same object sees (the in-memory store hands
+out the acta it keeps). So stores hand out metadata frozen all the way down.
+
+The frozen forms subclass ``dict`` and ``list`` rather than being a ``MappingProxyType`` and
+tuples: ``json.dumps`` only serialises dicts and lists, and callers compare metadata with
+plain literals (``{"args": [1, 2]}``), which a tuple would never equal. Every mutating method
+raises ``TypeError``; ``dict(m)`` or ``m.copy()`` gives a plain shallow copy to edit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, NoReturn, SupportsIndex
+
+__all__ = ["EMPTY", "FrozenDict", "FrozenList", "freeze", "frozen_metadata", "load_metadata"]
+
+
+def _refuse(value: object) -> NoReturn:
+    raise TypeError(f"recorded metadata is immutable ({type(value).__name__}); copy it to edit")
+
+
+class FrozenDict(dict[str, Any]):
+    """A JSON object that refuses every change after it is built."""
+
+    __slots__ = ()
+
+    def __setitem__(self, key: str, value: Any) -> NoReturn:
+        _refuse(self)
+
+    def __delitem__(self, key: str) -> NoReturn:
+        _refuse(self)
+
+    def __ior__(self, other: Any) -> NoReturn:  # type: ignore[misc]  # cannot return what | does
+        _refuse(self)
+
+    def clear(self) -> NoReturn:
+        _refuse(self)
+
+    def pop(self, *args: Any) -> NoReturn:
+        _refuse(self)
+
+    def popitem(self) -> NoReturn:
+        _refuse(self)
+
+    def setdefault(self, *args: Any) -> NoReturn:
+        _refuse(self)
+
+    def update(self, *args: Any, **kwargs: Any) -> NoReturn:
+        _refuse(self)
+
+    def __reduce__(self) -> tuple[type[FrozenDict], tuple[dict[str, Any]]]:
+        # pickle and copy would otherwise rebuild the dict item by item through __setitem__.
+        return (FrozenDict, (dict(self),))
+
+
+class FrozenList(list[Any]):
+    """A JSON array that refuses every change after it is built."""
+
+    __slots__ = ()
+
+    def __setitem__(self, index: Any, value: Any) -> NoReturn:
+        _refuse(self)
+
+    def __delitem__(self, index: Any) -> NoReturn:
+        _refuse(self)
+
+    def __iadd__(self, other: Iterable[Any]) -> NoReturn:  # type: ignore[misc]  # cannot return what + does
+        _refuse(self)
+
+    def __imul__(self, count: SupportsIndex) -> NoReturn:
+        _refuse(self)
+
+    def append(self, value: Any) -> NoReturn:
+        _refuse(self)
+
+    def extend(self, values: Iterable[Any]) -> NoReturn:
+        _refuse(self)
+
+    def insert(self, index: SupportsIndex, value: Any) -> NoReturn:
+        _refuse(self)
+
+    def pop(self, index: SupportsIndex = -1) -> NoReturn:
+        _refuse(self)
+
+    def remove(self, value: Any) -> NoReturn:
+        _refuse(self)
+
+    def clear(self) -> NoReturn:
+        _refuse(self)
+
+    def sort(self, *args: Any, **kwargs: Any) -> NoReturn:
+        _refuse(self)
+
+    def reverse(self) -> NoReturn:
+        _refuse(self)
+
+    def __reduce__(self) -> tuple[type[FrozenList], tuple[list[Any]]]:
+        return (FrozenList, (list(self),))
+
+
+EMPTY = FrozenDict()
+"""The metadata of most acta, shared: it cannot change, so one object serves them all."""
+
+
+def freeze(value: Any) -> Any:
+    """Return ``value`` with every dict and list in it (at any depth) frozen, as a new copy.
+
+    Recursive: callers bound the depth first (see ``MAX_METADATA_DEPTH``), as ``json.loads``
+    itself does for what comes back from a database.
+    """
+    if isinstance(value, dict):
+        return FrozenDict({key: freeze(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return FrozenList([freeze(item) for item in value])
+    return value
+
+
+def frozen_metadata(metadata: Mapping[str, Any]) -> FrozenDict:
+    """``metadata`` deep-frozen; metadata that chronica validated is frozen already and kept."""
+    if isinstance(metadata, FrozenDict):
+        return metadata
+    return freeze(dict(metadata)) if metadata else EMPTY
+
+
+def load_metadata(text: str) -> FrozenDict:
+    """Decode metadata stored as JSON text into a frozen mapping (``"{}"`` costs nothing)."""
+    if text == "{}":
+        return EMPTY
+    frozen: FrozenDict = freeze(json.loads(text))  # only JSON objects are ever stored
+    return frozen

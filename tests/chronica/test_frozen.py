@@ -1,0 +1,142 @@
+"""Recorded metadata is frozen all the way down, yet still JSON and still equal to plain data."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chronica import (
+    MAX_METADATA_DEPTH,
+    ActorKind,
+    Actum,
+    ActumKind,
+    Chronicarius,
+    InvalidActumError,
+    Store,
+)
+from chronica.stores.inmemory import InMemoryStore
+from chronica.stores.postgres import PostgresStore
+from chronica.stores.sqlite import SQLiteStore
+
+META: dict[str, Any] = {"tool": "search", "args": {"q": "Kemang", "seats": [4, {"kids": 0}]}}
+
+MUTATIONS: dict[str, Callable[[Any], object]] = {
+    "set key": lambda m: m.__setitem__("tool", "x"),
+    "del key": lambda m: m.__delitem__("tool"),
+    "update": lambda m: m.update(tool="x"),
+    "setdefault": lambda m: m.setdefault("new", 1),
+    "pop key": lambda m: m.pop("tool"),
+    "popitem": lambda m: m.popitem(),
+    "clear": lambda m: m.clear(),
+    "|=": lambda m: m.__ior__({"tool": "x"}),
+    "set nested key": lambda m: m["args"].__setitem__("q", "x"),
+    "append": lambda m: m["args"]["seats"].append(6),
+    "extend": lambda m: m["args"]["seats"].extend([6]),
+    "insert": lambda m: m["args"]["seats"].insert(0, 6),
+    "set item": lambda m: m["args"]["seats"].__setitem__(0, 6),
+    "del item": lambda m: m["args"]["seats"].__delitem__(0),
+    "+=": lambda m: m["args"]["seats"].__iadd__([6]),
+    "*=": lambda m: m["args"]["seats"].__imul__(2),
+    "pop item": lambda m: m["args"]["seats"].pop(),
+    "remove": lambda m: m["args"]["seats"].remove(4),
+    "sort": lambda m: m["args"]["seats"].sort(),
+    "reverse": lambda m: m["args"]["seats"].reverse(),
+    "clear list": lambda m: m["args"]["seats"].clear(),
+    "set key in list": lambda m: m["args"]["seats"][1].__setitem__("kids", 2),
+}
+
+
+@pytest.fixture(params=["inmemory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def chronicarius(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Chronicarius]:
+    store: Store
+    if request.param == "inmemory":
+        store = InMemoryStore()
+    elif request.param == "sqlite":
+        store = SQLiteStore(tmp_path / "chronica.db")
+    else:
+        dsn = request.getfixturevalue("pg_dsn")
+        store = PostgresStore(dsn, schema=request.getfixturevalue("pg_schema"))
+    yield Chronicarius(store)
+    if isinstance(store, (SQLiteStore, PostgresStore)):
+        store.close()
+
+
+def _tool_request(metadata: Any) -> Actum:
+    return Actum(
+        chronicum_id="dinner",
+        kind=ActumKind.TOOL_REQUEST,
+        actor_kind=ActorKind.AGENT,
+        actor="concierge",
+        metadata=metadata,
+    )
+
+
+@pytest.mark.parametrize("mutate", MUTATIONS.values(), ids=MUTATIONS.keys())
+def test_every_mutation_of_recorded_metadata_is_refused(
+    chronicarius: Chronicarius, mutate: Callable[[Any], object]
+) -> None:
+    stored = chronicarius.record_actum("ardian", _tool_request(copy.deepcopy(META)))
+    keyed = chronicarius.record_actum(
+        "ardian", _tool_request(copy.deepcopy(META)), idempotency_key="k"
+    )
+    retry = chronicarius.record_actum("ardian", _tool_request({"other": 1}), idempotency_key="k")
+    for held in (stored, keyed, retry, *chronicarius.get_acta("ardian", "dinner")):
+        with pytest.raises(TypeError, match="immutable"):
+            mutate(held.metadata)
+    assert [a.metadata for a in chronicarius.get_acta("ardian", "dinner")] == [META, META]
+
+
+def test_frozen_metadata_is_still_json_equal_to_plain_data_and_copyable(
+    chronicarius: Chronicarius,
+) -> None:
+    stored = chronicarius.record_actum("ardian", _tool_request(copy.deepcopy(META)))
+    (read,) = chronicarius.get_acta("ardian", "dinner")
+    for metadata in (stored.metadata, read.metadata):
+        assert metadata == META
+        assert json.loads(json.dumps(metadata)) == META
+        assert pickle.loads(pickle.dumps(metadata)) == META
+        assert copy.deepcopy(metadata) == META
+        editable = dict(metadata)  # a plain copy is the way to edit
+        editable["tool"] = "maps"
+        assert metadata["tool"] == "search"
+    assert pickle.loads(pickle.dumps(stored)) == stored
+
+
+def test_metadata_nested_far_too_deep_is_invalid_not_a_recursion_error(
+    chronicarius: Chronicarius,
+) -> None:
+    deep: dict[str, Any] = {}
+    inner = deep
+    for _ in range(5_000):
+        inner["a"] = {}
+        inner = inner["a"]
+    with pytest.raises(InvalidActumError, match="nested deeper"):
+        chronicarius.record_actum("ardian", _tool_request(deep))
+    listed: list[Any] = []
+    for _ in range(5_000):
+        listed = [listed]
+    with pytest.raises(InvalidActumError, match="nested deeper"):
+        chronicarius.record_actum("ardian", _tool_request({"a": listed}))
+
+
+def test_metadata_at_the_depth_limit_round_trips(chronicarius: Chronicarius) -> None:
+    deepest: dict[str, Any] = {"leaf": True}
+    for _ in range(MAX_METADATA_DEPTH - 1):
+        deepest = {"a": deepest}
+    stored = chronicarius.record_actum("ardian", _tool_request(deepest))
+    assert chronicarius.get_acta("ardian", "dinner") == [stored]
+    with pytest.raises(InvalidActumError, match="nested deeper"):
+        chronicarius.record_actum("ardian", _tool_request({"a": deepest}))
+
+
+def test_metadata_that_holds_itself_is_invalid(chronicarius: Chronicarius) -> None:
+    loop: dict[str, Any] = {}
+    loop["self"] = loop
+    with pytest.raises(InvalidActumError):
+        chronicarius.record_actum("ardian", _tool_request(loop))
