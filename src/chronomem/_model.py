@@ -2,7 +2,9 @@
 
 Times are stored as integer microseconds since the Unix epoch (UTC): exact, sortable and cheap
 to compare in SQL. They surface as timezone-aware UTC datetimes. Naive datetimes given by a
-caller are treated as UTC (documented in the README and the API notes).
+caller are treated as UTC (documented in the README and the API notes). Only instants that are
+representable as a UTC datetime (years 1 to 9999 *after* conversion to UTC) are stored, so every
+stored time reads back; ``9999-12-31T23:00-14:00`` is year 10000 in UTC and is refused.
 """
 
 from __future__ import annotations
@@ -10,29 +12,48 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
-__all__ = ["Contradiction", "Fact", "FactId", "from_us", "to_us"]
+__all__ = ["MAX_US", "MIN_US", "Contradiction", "Fact", "FactId", "from_us", "to_us"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
-def to_us(moment: datetime) -> int:
-    """Microseconds since the epoch; a naive datetime is read as UTC."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    delta = moment - _EPOCH
+def _micros(delta: timedelta) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
+MIN_US = _micros(datetime.min.replace(tzinfo=timezone.utc) - _EPOCH)
+"""The earliest storable time: ``0001-01-01T00:00:00+00:00`` in epoch microseconds."""
+MAX_US = _micros(datetime.max.replace(tzinfo=timezone.utc) - _EPOCH)
+"""The latest storable time: ``9999-12-31T23:59:59.999999+00:00`` in epoch microseconds."""
+
+
+def to_us(moment: datetime) -> int:
+    """Microseconds since the epoch; a naive datetime is read as UTC.
+
+    Raises ``ValueError`` for an instant outside ``MIN_US..MAX_US``: it could be stored but
+    never read back as a UTC datetime.
+    """
+    if moment.utcoffset() is None:  # naive, or a tzinfo that declines to give an offset
+        moment = moment.replace(tzinfo=timezone.utc)
+    micros = _micros(moment - _EPOCH)
+    if not MIN_US <= micros <= MAX_US:
+        raise ValueError(f"{moment.isoformat()} is outside years 1..9999 in UTC")
+    return micros
+
+
 def from_us(micros: int | None) -> datetime | None:
-    """The inverse of :func:`to_us`; ``None`` stays ``None``."""
+    """The inverse of :func:`to_us`; ``None`` stays ``None``. Never raises on an int.
+
+    A value outside ``MIN_US..MAX_US`` (only a file written by an older version or by another
+    program can hold one) is clamped to ``datetime.min``/``datetime.max`` in UTC, so one bad
+    row cannot make ``get``, ``recall``, ``timeline`` or ``export`` fail.
+    """
     if micros is None:
         return None
-    return datetime.fromtimestamp(micros // 1_000_000, tz=timezone.utc).replace(
-        microsecond=micros % 1_000_000
-    )
+    return _EPOCH + timedelta(microseconds=min(max(int(micros), MIN_US), MAX_US))
 
 
 class FactId(str):

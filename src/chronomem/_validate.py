@@ -80,15 +80,20 @@ def _check_unit(field: str, value: object) -> float:
 
 
 def check_time(field: str, value: object) -> int | None:
-    """``None`` or a datetime (naive means UTC) as epoch microseconds."""
+    """``None`` or a datetime (naive means UTC) as epoch microseconds.
+
+    The instant must lie in years 1..9999 once converted to UTC, so that it reads back:
+    ``9999-12-31T23:00-14:00`` (year 10000 in UTC) and ``0001-01-01T00:00+01:00`` (year 0)
+    are refused here rather than stored and found unreadable later.
+    """
     if value is None:
         return None
     if not isinstance(value, datetime):
         raise InvalidFactError(field, f"must be a datetime, not {type(value).__name__}")
     try:
         return to_us(value)
-    except (OverflowError, ValueError) as e:
-        raise InvalidFactError(field, "is out of range") from e
+    except (OverflowError, ValueError, TypeError) as e:  # TypeError: a tzinfo that misbehaves
+        raise InvalidFactError(field, f"is out of range: {e}") from e
 
 
 def check_positive(field: str, value: object) -> int | None:
