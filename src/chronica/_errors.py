@@ -10,6 +10,7 @@ __all__ = [
     "ChronicaError",
     "ChronicaTypeError",
     "ChronicumNotFoundError",
+    "CorruptDatabaseError",
     "EmptyOwnerIDError",
     "IdempotencyUnsupportedError",
     "InvalidActumError",
@@ -80,3 +81,12 @@ class IdempotencyUnsupportedError(ChronicaError):
 
 class StoreError(ChronicaError):
     """A backend failed (disk, network, corrupt file); the driver's error is the ``__cause__``."""
+
+
+class CorruptDatabaseError(StoreError):
+    """The database file failed SQLite's integrity check; it was refused and left unchanged.
+
+    Raised before chronica's first write to a file it did not create (adding its tables,
+    migrating them): writing into a damaged file spreads the damage, while refusing keeps
+    it recoverable (``sqlite3 file.db .recover``, or a backup).
+    """

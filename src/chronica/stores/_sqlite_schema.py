@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from chronica._errors import StoreError
+from chronica._errors import CorruptDatabaseError, StoreError
 from chronica._frozen import frozen_metadata, load_metadata
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
 
@@ -123,15 +123,37 @@ def enable_wal(conn: sqlite3.Connection, *, timeout: float = 60.0) -> None:
             pause = min(pause * 2, 0.05)
 
 
+def _check_integrity(conn: sqlite3.Connection, path: str) -> None:
+    """Refuse a damaged file before the first write chronica makes to it.
+
+    A corrupt file can still open and answer simple queries; switching it to WAL rewrites
+    its header and adding tables writes into it, which can only make it worse. ``quick_check``
+    reads every page once (no index cross-checks), so it costs a fraction of a second per
+    hundred megabytes, and runs only when chronica is about to create or migrate its tables.
+    """
+    try:
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
+    except sqlite3.DatabaseError as e:  # a page too damaged even to check
+        problems = [str(e)]
+    if problems != ["ok"]:
+        raise CorruptDatabaseError(
+            f"{path}: failed SQLite's integrity check, so chronica refuses to write to it "
+            f"(left unchanged): {'; '.join(map(str, problems))}"
+        )
+
+
 def prepare(conn: sqlite3.Connection, path: str) -> None:
     """Check the file, then switch it to WAL and create or migrate chronica's tables.
 
-    ``conn`` must be in autocommit mode (``isolation_level=None``).
+    Nothing is written to a file that belongs to another application, has a newer chronica
+    schema, or fails the integrity check. ``conn`` must be in autocommit mode
+    (``isolation_level=None``).
     """
     try:
         version = _version(conn, path)  # read-only: refuses before anything is written
         if version == SCHEMA_VERSION:
             return
+        _check_integrity(conn, path)
         enable_wal(conn)
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -149,7 +171,8 @@ def prepare(conn: sqlite3.Connection, path: str) -> None:
                 conn.execute("ROLLBACK")
             raise
     except sqlite3.DatabaseError as e:
-        raise StoreError(f"{path}: cannot open as a chronica database: {e}") from e
+        error = CorruptDatabaseError if "malformed" in str(e) else StoreError
+        raise error(f"{path}: cannot open as a chronica database: {e}") from e
 
 
 # --- statements ------------------------------------------------------------------------
