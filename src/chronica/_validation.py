@@ -7,6 +7,7 @@ so the limits below live in one documented place.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "check_last_n",
     "check_owner",
     "check_restorable",
+    "check_seconds",
     "validated_actum",
 ]
 
@@ -110,6 +112,22 @@ def check_last_n(last_n: object) -> int:
     if last_n > MAX_LAST_N:  # databases store 64-bit integers; a bigger limit means "all" anyway
         raise InvalidArgumentError("last_n", f"must be at most {MAX_LAST_N}")
     return max(last_n, 0)
+
+
+def check_seconds(field: str, value: object, *, maximum: float, allow_zero: bool = True) -> float:
+    """Return ``value`` as a number of seconds: finite, not negative, at most ``maximum``.
+
+    Store options are checked like any other input: ``float("nan")`` would otherwise reach
+    a driver as a bare ``ValueError``, and a negative timeout would silently mean "none".
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ChronicaTypeError(field, "a number of seconds", value)
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        bound = "0 or more" if allow_zero else "more than 0"
+        raise InvalidArgumentError(field, f"must be a finite number of seconds, {bound}")
+    if value > maximum:
+        raise InvalidArgumentError(field, f"must be at most {maximum:,.0f} seconds")
+    return float(value)
 
 
 def check_kinds(

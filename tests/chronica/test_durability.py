@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import multiprocessing
 import os
 import random
@@ -32,7 +31,6 @@ from chronica import (
     Chronicarius,
     Chronicum,
     InvalidArgumentError,
-    StoreError,
 )
 from chronica.stores.postgres import PostgresStore
 from chronica.stores.sqlite import SQLiteStore
@@ -271,112 +269,3 @@ def test_restore_refuses_a_foreign_owner_and_stray_acta(backend: Backend) -> Non
         early = dataclasses.replace(_actum(1), id="z", at=at - timedelta(days=400))
         store.restore(ours, [early])
         assert store.acta(CID) == [early]
-
-
-# --- files that are not chronica's ------------------------------------------------------
-
-
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _refused_untouched(path: Path, match: str) -> None:
-    before = _digest(path)
-    siblings = set(path.parent.iterdir())
-    with pytest.raises(StoreError, match=match):
-        SQLiteStore(path)
-    assert _digest(path) == before
-    assert set(path.parent.iterdir()) == siblings  # no -wal / -shm / -journal left behind
-
-
-def test_a_file_that_is_not_sqlite_is_refused_untouched(sqlite_path: Path) -> None:
-    sqlite_path.write_text("Kemang, Friday 7pm, table for four.\n" * 200)
-    _refused_untouched(sqlite_path, "cannot open as a chronica database")
-
-
-def test_a_corrupt_sqlite_file_is_refused_untouched(sqlite_path: Path) -> None:
-    rng = random.Random(7)
-    sqlite_path.write_bytes(b"SQLite format 3\x00" + rng.randbytes(8192))
-    _refused_untouched(sqlite_path, "cannot open as a chronica database")
-
-
-def test_another_applications_database_is_refused_untouched(sqlite_path: Path) -> None:
-    with sqlite3.connect(sqlite_path) as raw:
-        raw.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
-        raw.execute("INSERT INTO users (name) VALUES ('ardian')")
-    raw.close()
-    _refused_untouched(sqlite_path, "some other application")
-
-
-def test_a_newer_chronica_schema_is_refused_untouched(sqlite_path: Path) -> None:
-    SQLiteStore(sqlite_path).close()
-    with sqlite3.connect(sqlite_path) as raw:
-        raw.execute("UPDATE chronica_schema SET version = 999")
-    raw.close()
-    _refused_untouched(sqlite_path, "newer than this code supports")
-
-
-def test_a_chronomem_file_gains_chronica_tables(sqlite_path: Path) -> None:
-    with sqlite3.connect(sqlite_path) as raw:
-        raw.execute("CREATE TABLE chronomem_schema (version INTEGER NOT NULL)")
-        raw.execute("INSERT INTO chronomem_schema VALUES (1)")
-    raw.close()
-    with SQLiteStore(sqlite_path) as store:
-        stored = Chronicarius(store).record_actum(OWNER, _actum(0))
-        assert store.acta(CID) == [stored]
-    with sqlite3.connect(sqlite_path) as raw:
-        assert raw.execute("SELECT version FROM chronomem_schema").fetchall() == [(1,)]
-    raw.close()
-
-
-def test_tilde_in_the_path_is_expanded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    with SQLiteStore("~/sessions.db") as store:
-        assert store.path == str(tmp_path / "sessions.db")
-    assert (tmp_path / "sessions.db").exists()
-
-
-@pytest.mark.parametrize("path", ["", ":memory:", "file:x?mode=memory"])
-def test_an_in_memory_path_is_refused(path: str) -> None:
-    with pytest.raises(InvalidArgumentError):
-        SQLiteStore(path)
-
-
-def test_a_closed_store_raises_a_store_error(sqlite_path: Path) -> None:
-    store = SQLiteStore(sqlite_path)
-    store.close()
-    with pytest.raises(StoreError):
-        store.get(CID)
-
-
-def test_driver_errors_surface_as_store_errors(sqlite_path: Path) -> None:
-    with SQLiteStore(sqlite_path) as store:
-        store.create(CID, OWNER)
-        with sqlite3.connect(sqlite_path) as raw:
-            raw.execute("DROP TABLE chronica_acta")
-        raw.close()
-        with pytest.raises(StoreError) as caught:
-            store.acta(CID)
-        assert isinstance(caught.value.__cause__, sqlite3.Error)
-
-
-@pytest.mark.postgres
-def test_a_newer_postgres_schema_is_refused(pg_dsn: str, pg_schema: str) -> None:
-    PostgresStore(pg_dsn, schema=pg_schema).close()
-    import psycopg
-
-    with psycopg.connect(pg_dsn, autocommit=True) as conn:
-        conn.execute(f'UPDATE "{pg_schema}".chronica_schema SET version = 999')
-    with pytest.raises(StoreError, match="newer than this code supports"):
-        PostgresStore(pg_dsn, schema=pg_schema)
-
-
-@pytest.mark.postgres
-def test_an_unreachable_postgres_is_a_store_error(tmp_path: Path) -> None:
-    with pytest.raises(StoreError):
-        PostgresStore(f"host={tmp_path} port=1 dbname=none connect_timeout=1", timeout=1)
-
-
-def test_a_bad_schema_name_is_refused_before_connecting() -> None:
-    with pytest.raises(InvalidArgumentError):
-        PostgresStore("host=/nonexistent", schema='x"; DROP TABLE y; --')

@@ -16,10 +16,15 @@ from typing import Any
 import psycopg
 import psycopg_pool
 
-from chronica._errors import ChronicumNotFoundError, InvalidArgumentError, StoreError
+from chronica._errors import (
+    ChronicaTypeError,
+    ChronicumNotFoundError,
+    InvalidArgumentError,
+    StoreError,
+)
 from chronica._frozen import frozen_metadata, load_metadata
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
-from chronica._validation import check_restorable
+from chronica._validation import check_restorable, check_seconds
 
 from . import _postgres_schema
 
@@ -149,6 +154,15 @@ class PostgresStore:
         max_size: int = 10,
         timeout: float = 30.0,
     ) -> None:
+        if not isinstance(target, (str, psycopg_pool.ConnectionPool)):
+            raise ChronicaTypeError(
+                "target", "a DSN string or a psycopg_pool.ConnectionPool", target
+            )
+        if isinstance(max_size, bool) or not isinstance(max_size, int):
+            raise ChronicaTypeError("max_size", "int", max_size)
+        if max_size < 1:
+            raise InvalidArgumentError("max_size", "must be at least 1")
+        timeout = check_seconds("timeout", timeout, maximum=86_400, allow_zero=False)
         self._schema = schema
         quoted = _postgres_schema.quoted_schema(schema)
         self._sql = _SQL(quoted)

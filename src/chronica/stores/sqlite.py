@@ -11,13 +11,21 @@ from datetime import datetime, timezone
 from types import TracebackType
 from typing import Any, Literal
 
-from chronica._errors import ChronicumNotFoundError, InvalidArgumentError, StoreError
+from chronica._errors import (
+    ChronicaTypeError,
+    ChronicumNotFoundError,
+    InvalidArgumentError,
+    StoreError,
+)
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
-from chronica._validation import check_restorable
+from chronica._validation import check_restorable, check_seconds
 
 from . import _sqlite_schema as sql
 
 __all__ = ["SQLiteStore"]
+
+_MAX_BUSY_TIMEOUT = (2**31 - 1) / 1000
+"""SQLite holds the busy timeout as a 32-bit count of milliseconds (about 24 days)."""
 
 
 class SQLiteStore:
@@ -48,12 +56,9 @@ class SQLiteStore:
     ) -> None:
         if synchronous not in ("NORMAL", "FULL"):
             raise InvalidArgumentError("synchronous", "must be 'NORMAL' or 'FULL'")
-        self._path = os.path.expanduser(os.fspath(path))
-        if self._path in ("", ":memory:") or self._path.startswith("file:"):
-            # Each pooled connection would see its own private database: use InMemoryStore.
-            raise InvalidArgumentError("path", "must name a file (for memory, use InMemoryStore)")
+        self._busy_timeout = check_seconds("busy_timeout", busy_timeout, maximum=_MAX_BUSY_TIMEOUT)
+        self._path = _file_path(path)
         self._synchronous = synchronous
-        self._busy_timeout = busy_timeout
         self._lock = threading.Lock()
         self._all: list[sqlite3.Connection] = []
         self._idle: list[sqlite3.Connection] = []
@@ -193,7 +198,7 @@ class SQLiteStore:
                     cached_statements=256,
                 )
             except sqlite3.Error as e:
-                raise StoreError(f"{self._path}: cannot open: {e}") from e
+                raise _cannot_open(self._path, e) from e
             self._all.append(conn)
         return conn
 
@@ -224,6 +229,37 @@ class SQLiteStore:
             if conn in self._all:
                 self._all.remove(conn)
         conn.close()
+
+
+def _file_path(path: object) -> str:
+    """The database file ``path`` names, with ``~`` expanded, or a clear error."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ChronicaTypeError("path", "a str or os.PathLike", path)
+    text = os.fspath(path)
+    if not isinstance(text, str):  # a bytes path: SQLite takes text, and so do our messages
+        raise ChronicaTypeError("path", "a str or os.PathLike of str", text)
+    if "\x00" in text:
+        raise InvalidArgumentError("path", "contains a NUL character")
+    if text in ("", ":memory:") or text.startswith("file:"):
+        # Each pooled connection would see its own private database: use InMemoryStore.
+        raise InvalidArgumentError("path", "must name a file (for memory, use InMemoryStore)")
+    return os.path.expanduser(text)
+
+
+def _cannot_open(path: str, error: sqlite3.Error) -> StoreError:
+    """Say why SQLite could not open ``path``, in the user's terms rather than SQLite's."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        reason = "it is a folder, not a file"
+    elif not os.path.isdir(folder):
+        reason = f"the folder {folder} does not exist"
+    elif os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
+        reason = "permission denied (the file is not readable and writable by this user)"
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        reason = f"permission denied (cannot create files in {folder})"
+    else:
+        reason = str(error)
+    return StoreError(f"{path}: cannot open: {reason}")
 
 
 class _Lease:
