@@ -8,6 +8,12 @@ Concurrency: threads share the connection through an ``RLock`` (sqlite3 connecti
 safe for concurrent use). Processes coordinate through SQLite itself: every write is a
 ``BEGIN IMMEDIATE`` transaction, so a writer takes the lock up front and others wait up to
 ``busy_timeout`` instead of failing with "database is locked" half-way through.
+
+Privacy: a new database file is created readable and writable by its owner only (0600); SQLite
+gives its ``-wal`` and ``-shm`` files the same mode. An existing file keeps the mode it has.
+
+Errors: a path that cannot be created, read or opened (a directory, a denied file, a missing
+folder) raises :class:`~chronomem.DatabaseError`, never ``OSError`` or ``sqlite3.Error``.
 """
 
 from __future__ import annotations
@@ -29,6 +35,25 @@ __all__ = ["Database"]
 
 _BUSY_TIMEOUT_MS = 60_000
 _MMAP_BYTES = 256 * 1024 * 1024
+_SYNCHRONOUS = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
+_IN_MEMORY = ("", ":memory:")  # "" is SQLite's private temporary database
+
+
+def _create_private(path: str) -> None:
+    """Create a missing database file as an empty file of mode 0600 before SQLite opens it.
+
+    ``O_EXCL`` makes this safe against processes opening the same new file at once: exactly one
+    creates it, the others find it existing and open it as it is.
+    """
+    if path in _IN_MEMORY:
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return  # an existing file (or directory: check_file refuses that) keeps its mode
+    except OSError as e:
+        raise DatabaseError(f"cannot create {path!r}: {e.strerror or e}") from e
+    os.close(fd)
 
 
 class Database:
@@ -37,9 +62,13 @@ class Database:
     def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "NORMAL") -> None:
         raw = os.fspath(path)
         self.path = raw if raw == ":memory:" else os.path.expanduser(raw)
-        if synchronous not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
+        if not isinstance(synchronous, str) or synchronous not in _SYNCHRONOUS:
             raise DatabaseError(f"unknown synchronous mode {synchronous!r}")
-        check_file(self.path)
+        _create_private(self.path)
+        try:
+            check_file(self.path)
+        except OSError as e:
+            raise DatabaseError(f"cannot read {self.path!r}: {e.strerror or e}") from e
         self.lock = threading.RLock()
         try:
             self.conn = sqlite3.connect(

@@ -1,7 +1,11 @@
 """chronomem's error family: one root, one subclass per thing that went wrong.
 
-Callers catch :class:`ChronoMemError` (or a subclass) and never ``sqlite3`` errors: the
-storage layer translates driver failures into :class:`DatabaseError` with ``raise ... from``.
+Callers catch :class:`ChronoMemError` (or a subclass) and never ``sqlite3`` or ``OSError``
+errors: the storage layer translates driver and file-system failures into
+:class:`DatabaseError` with ``raise ... from``. Every error raised on purpose anywhere in the
+package (the command line and the MCP server included) derives from :class:`ChronoMemError`;
+a subclass may also derive from the matching built-in (``ValueError``, ``LookupError``) so
+generic callers keep working.
 """
 
 from __future__ import annotations
@@ -49,4 +53,4 @@ class FactNotActiveError(ChronoMemError):
 
 
 class DatabaseError(ChronoMemError):
-    """The file is corrupt, foreign or too new, or the SQLite driver failed."""
+    """The file is unusable (denied, corrupt, foreign, too new, no folder) or SQLite failed."""

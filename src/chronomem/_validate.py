@@ -1,8 +1,9 @@
 """Argument checks, all before any write: a bad argument raises and leaves the file untouched.
 
-Limits: content at most 64 KiB of UTF-8, metadata at most 64 KiB of JSON, at most 32 entities of
-at most 200 characters each. Text must be valid Unicode (no lone surrogates) without NUL bytes.
-Naive datetimes are accepted and read as UTC.
+Limits: content at most 64 KiB of UTF-8, metadata at most 64 KiB of JSON nested at most 64 deep,
+at most 32 entities of at most 200 characters each. Text, including every key and string inside
+metadata, must be valid Unicode (no lone surrogates) without NUL characters. Naive datetimes are
+accepted and read as UTC.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
 
 MAX_CONTENT_BYTES = 64 * 1024
 MAX_METADATA_BYTES = 64 * 1024
+MAX_METADATA_DEPTH = 64
 MAX_ENTITIES = 32
 MAX_SHORT_TEXT = 200
 
@@ -54,15 +56,20 @@ def check_text(field: str, value: object, *, max_bytes: int = MAX_CONTENT_BYTES)
         raise InvalidFactError(field, f"must be a str, not {type(value).__name__}")
     if not value.strip():
         raise InvalidFactError(field, "must not be empty or only whitespace")
-    if "\x00" in value:
-        raise InvalidFactError(field, "must not contain NUL characters")
-    try:
-        size = len(value.encode("utf-8"))
-    except UnicodeEncodeError as e:
-        raise InvalidFactError(field, "must be valid Unicode (lone surrogate)") from e
+    size = _utf8_size(field, value)
     if size > max_bytes:
         raise InvalidFactError(field, f"is {size} bytes; the limit is {max_bytes}")
     return value
+
+
+def _utf8_size(field: str, value: str) -> int:
+    """The UTF-8 size of ``value``, which must hold no NUL and no lone surrogate."""
+    if "\x00" in value:
+        raise InvalidFactError(field, "must not contain NUL characters")
+    try:
+        return len(value.encode("utf-8"))
+    except UnicodeEncodeError as e:
+        raise InvalidFactError(field, "must be valid Unicode (lone surrogate)") from e
 
 
 def check_opt_text(field: str, value: object, *, max_bytes: int = MAX_SHORT_TEXT) -> str | None:
@@ -130,18 +137,60 @@ def _check_entities(value: object) -> tuple[str, ...] | None:
 def _check_metadata(value: object) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+    if not isinstance(value, Mapping):
         raise InvalidFactError("metadata", "must be a mapping with str keys")
+    _JsonCheck().walk(dict(value), 1)
     try:
         text = json.dumps(dict(value), allow_nan=False, sort_keys=True, ensure_ascii=False)
-        size = len(text.encode("utf-8"))
-    except (TypeError, ValueError, UnicodeEncodeError) as e:
+    except (TypeError, ValueError) as e:  # e.g. an int too long to print
         raise InvalidFactError("metadata", f"must be JSON-serialisable: {e}") from e
-    if size > MAX_METADATA_BYTES or "\x00" in text:
+    size = len(text.encode("utf-8"))
+    if size > MAX_METADATA_BYTES:
         raise InvalidFactError(
-            "metadata", f"is {size} bytes or holds NUL; limit {MAX_METADATA_BYTES}"
+            "metadata", f"is {size} bytes of JSON; the limit is {MAX_METADATA_BYTES}"
         )
     return text
+
+
+class _JsonCheck:
+    """Checks what ``json.dumps`` would hide or choke on, before it runs.
+
+    ``json.dumps`` escapes NUL as ``\\u0000`` (so a check of its output never sees one),
+    recurses once per level (so 5,000 levels raise ``RecursionError``) and turns non-str keys of
+    nested objects into strings (so they would not read back). Each value costs at least one byte
+    of JSON, which bounds the walk of a huge mapping by the size limit.
+    """
+
+    def __init__(self) -> None:
+        self.budget = MAX_METADATA_BYTES
+
+    def walk(self, value: object, depth: int) -> None:
+        """Check ``value``, the ``depth``-th nested object or array (the metadata is the 1st)."""
+        self.budget -= 1
+        if isinstance(value, (dict, list, tuple)) and depth > MAX_METADATA_DEPTH:
+            raise InvalidFactError("metadata", f"is nested more than {MAX_METADATA_DEPTH} deep")
+        if isinstance(value, str):
+            self.text(value)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise InvalidFactError(
+                        "metadata", f"keys must be str, not {type(key).__name__}"
+                    )
+                self.text(key)
+                self.walk(item, depth + 1)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                self.walk(item, depth + 1)
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise InvalidFactError("metadata", f"holds {value!r}, which is not a JSON number")
+        elif value is not None and not isinstance(value, (bool, int, float)):
+            raise InvalidFactError("metadata", f"holds a {type(value).__name__}, which is not JSON")
+        if self.budget < 0:
+            raise InvalidFactError("metadata", f"is larger than {MAX_METADATA_BYTES} bytes of JSON")
+
+    def text(self, value: str) -> None:
+        self.budget -= _utf8_size("metadata", value)
 
 
 def check_fact(content: object, **options: Any) -> FactInput:
