@@ -1,9 +1,10 @@
-"""chronomem: bi-temporal long-term fact memory for AI agents, on embedded SQLite.
+"""chronomem: bi-temporal long-term memory for AI agents, on embedded SQLite.
 
 Facts carry a system time (when recorded) and a validity interval (when true in the world);
-``supersede`` ends one belief and starts the next in one transaction, ``recall`` fuses four
-retrieval channels (FTS5 bm25, Jaccard, entity alignment, entity-graph adjacency) by weighted
-RRF and packs the result into an exact token budget.
+``supersede`` ends one belief and starts the next in one transaction. Episodes are what was
+said, in order, by whom, in which session. ``recall`` ranks both: chronomem's own BM25 with the
+priors of conversation, entity alignment and entity-graph adjacency (and Jaccard, off by
+default), fused by weighted RRF and packed into an exact token budget.
 
 Documented decisions (the contract leaves them to us):
 
@@ -20,7 +21,8 @@ Documented decisions (the contract leaves them to us):
 * Durability: WAL with ``synchronous=NORMAL`` (a committed fact survives a process crash; on
   power loss the last transactions may roll back). ``ChronoMem(..., synchronous="FULL")`` also
   survives power loss, at a write-throughput cost.
-* Views: by default recall sees active facts; ``active_only=False`` adds superseded ones;
+* Views: by default recall sees what is valid now, as believed now (not superseded, not
+  forgotten, not valid only from a later date); ``active_only=False`` adds superseded ones;
   ``as_of`` (valid time) and ``known_at`` (system time) select a bi-temporal view instead.
   Forgotten facts never come back, except under a ``known_at`` before they were forgotten.
 """
@@ -35,7 +37,7 @@ from ._errors import (
     InvalidFactError,
 )
 from ._memory import ChronoMem
-from ._model import Contradiction, Fact, FactId
+from ._model import Contradiction, Episode, Fact, FactId
 from ._tokens import estimate_tokens
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "ChronoMemError",
     "Contradiction",
     "DatabaseError",
+    "Episode",
     "Fact",
     "FactId",
     "FactNotActiveError",

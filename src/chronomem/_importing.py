@@ -1,9 +1,10 @@
-"""Restoring exported facts: ids, all four times and the supersession chain, exactly."""
+"""Restoring exported facts and episodes: ids, all times and the supersession chain, exactly."""
 
 from __future__ import annotations
 
 import sqlite3
 
+from ._episodes import ImportedEpisode
 from ._errors import InvalidFactError
 from ._records import ImportedFact
 from ._write import insert_fact, prepare
@@ -11,7 +12,9 @@ from ._write import insert_fact, prepare
 __all__ = ["import_all"]
 
 
-def import_all(conn: sqlite3.Connection, owner: str, records: list[ImportedFact]) -> int:
+def import_all(
+    conn: sqlite3.Connection, owner: str, records: list[ImportedFact | ImportedEpisode]
+) -> int:
     """Insert the records not yet present; checks lineage before the transaction commits."""
     inserted = 0
     for rec in records:
@@ -19,6 +22,10 @@ def import_all(conn: sqlite3.Connection, owner: str, records: list[ImportedFact]
         if row is not None:
             if row[0] != owner:
                 raise InvalidFactError("id", f"{rec.id!r} is already used by another owner")
+            continue
+        if isinstance(rec, ImportedEpisode):
+            rec.insert(conn, owner)
+            inserted += 1
             continue
         insert_fact(
             conn,

@@ -1,4 +1,4 @@
-"""``ChronoMem``: the public face of the fact memory. It owns every rule; SQL lives elsewhere."""
+"""``ChronoMem``: the public face of the memory. It owns every rule; SQL lives elsewhere."""
 
 from __future__ import annotations
 
@@ -7,19 +7,27 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._contradictions import find_contradictions
 from ._db import Database
 from ._entities import entity_key
+from ._episodes import check_episode, insert_episode
 from ._errors import ChronoMemError, FactNotActiveError, FactNotFoundError, InvalidFactError
-from ._model import Contradiction, Fact, FactId
-from ._records import COLUMNS, parse_record, row_to_fact
-from ._retrieval import Candidate, View, check_weights, fuse
+from ._lexical import LexicalParams
+from ._model import Contradiction, Episode, Fact, FactId
+from ._records import COLUMNS, parse_record, row_to_fact, row_to_item
+from ._retrieval import Candidate, check_weights, fuse
 from ._schema import SCHEMA_VERSION
 from ._tokens import estimate_tokens, pack
 from ._validate import check_fact, check_id, check_opt_text, check_positive, check_text, check_time
+from ._view import KINDS, View
 from ._write import SystemClock, insert_fact, new_fact_id, prepare
+
+if TYPE_CHECKING:
+    from chronica import Chronicarius
+
+Item = Fact | Episode
 
 __all__ = ["ChronoMem"]
 
@@ -29,10 +37,12 @@ _EXPORT_BATCH = 1000
 
 
 class ChronoMem:
-    """A bi-temporal fact memory on one SQLite file (shareable with chronica).
+    """A bi-temporal memory of facts and episodes on one SQLite file (shareable with chronica).
 
-    Every method is scoped to ``owner``: another owner's facts behave as if they did not exist.
-    Safe to share between threads; several processes may open the same file.
+    Facts are what an agent decided to believe (``remember``/``supersede``/``forget``);
+    episodes are what was said, in order (``remember_episode``). ``recall`` ranks both.
+    Every method is scoped to ``owner``: another owner's items behave as if they did not
+    exist. Safe to share between threads; several processes may open the same file.
     """
 
     def __init__(
@@ -53,6 +63,8 @@ class ChronoMem:
             raise InvalidFactError("path", "must be a str or os.PathLike")
         self._db = Database(path, synchronous=synchronous)
         self._clock = SystemClock()
+        # The lexical channel's measured parameters; scripts/eval_locomo.py ablates them.
+        self._lexical = LexicalParams()
 
     @property
     def path(self) -> str:
@@ -111,7 +123,7 @@ class ChronoMem:
                                valid_from=valid_from, entities=entities, source=source,
                                metadata=metadata))  # fmt: skip
         with self._db.write() as conn:
-            rowid, old_from = self._active(conn, old)
+            rowid, old_from = self._active(conn, old, superseding=True)
             now = self._clock.now()
             start = p.data.valid_from if p.data.valid_from is not None else now
             if start < old_from:
@@ -136,22 +148,63 @@ class ChronoMem:
                 (why, self._clock.now(), rowid),
             )
 
-    def _active(self, conn: sqlite3.Connection, fact_id: str) -> tuple[int, int]:
+    def remember_episode(
+        self,
+        content: str,
+        *,
+        speaker: str,
+        session: str,
+        at: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Append one turn of a conversation to ``session``; returns its id.
+
+        Order within a session is call order, never ``at``; ``at`` (default now, naive = UTC)
+        is when it was said. The turn is indexed with the two before it, so a reply is found
+        through the question it answers.
+        """
+        e = check_episode(content, speaker=speaker, session=session, at=at, metadata=metadata)
+        with self._db.write() as conn:
+            return insert_episode(conn, self.owner, e, system_time=self._clock.now())
+
+    def index_session(
+        self, chronicarius: Chronicarius, chronicum_id: str, *, owner: str | None = None
+    ) -> int:
+        """Make a chronica session recallable: its MESSAGE acta become episodes.
+
+        Speaker is the actor, session the chronicum id, ``at`` the actum's time, and each
+        episode keeps its actum's id as ``source``. Incremental and idempotent: a second call
+        stores only acta recorded since, and concurrent calls store each actum once. Returns
+        how many episodes were added. ``owner`` is the chronica owner (default: this
+        memory's owner); another owner's session raises chronica's not-found error.
+        """
+        from ._sessions import index_chronicum
+
+        return index_chronicum(self, chronicarius, chronicum_id, owner or self.owner)
+
+    def _active(
+        self, conn: sqlite3.Connection, fact_id: str, *, superseding: bool = False
+    ) -> tuple[int, int]:
         row = conn.execute(
-            """SELECT rowid, valid_from, forgotten, invalidated_at FROM chronomem_facts
+            """SELECT rowid, valid_from, forgotten, invalidated_at, kind FROM chronomem_facts
                WHERE id = ? AND owner = ?""",
             (fact_id, self.owner),
         ).fetchone()
         if row is None:
             raise FactNotFoundError(fact_id)
+        if superseding and row[4] == "episode":
+            raise InvalidFactError(
+                "old_id", f"{fact_id!r} is an episode; episodes are never superseded"
+            )
         if row[3] is not None:
             raise FactNotActiveError(fact_id, "forgotten" if row[2] else "superseded")
         return int(row[0]), int(row[1])
 
     # -- reads --------------------------------------------------------------------------------
 
-    def get(self, fact_id: str) -> Fact:
-        """The fact, whatever its state; :class:`FactNotFoundError` if unknown or not yours."""
+    def get(self, fact_id: str) -> Item:
+        """The fact or episode, whatever its state; :class:`FactNotFoundError` if unknown or
+        not yours."""
         fid = check_id(fact_id)
         with self._db.read() as conn:
             row = conn.execute(
@@ -160,7 +213,7 @@ class ChronoMem:
             ).fetchone()
         if row is None:
             raise FactNotFoundError(fid)
-        return row_to_fact(row)
+        return row_to_item(row)
 
     def recall(
         self,
@@ -172,15 +225,19 @@ class ChronoMem:
         as_of: datetime | None = None,
         known_at: datetime | None = None,
         category: str | None = None,
-    ) -> list[Fact]:
-        """Facts relevant to ``query``, best first, each with ``score``, ``tokens`` and ``ranks``.
+        kinds: Iterable[str] | None = None,
+    ) -> list[Item]:
+        """Facts and episodes relevant to ``query``, best first, each with ``kind``, ``score``,
+        ``tokens`` and ``ranks``.
 
-        View: by default the active facts (neither superseded nor forgotten); with
-        ``active_only=False`` superseded ones too (forgotten never). ``as_of`` (valid time) and
+        View: by default what is valid now, as believed now (neither superseded, forgotten
+        nor valid only from a later date); with ``active_only=False`` superseded facts too
+        (forgotten never). ``as_of`` (valid time; for an episode, when it was said) and
         ``known_at`` (system time) select a bi-temporal view and take precedence over
-        ``active_only``. Packing: with ``token_budget``, facts are taken best first and one that
-        does not fit is skipped (first fit), so the total never exceeds the budget; ``limit``
-        caps the count (default 10 when neither is given).
+        ``active_only``. ``kinds`` restricts the result to ``("fact",)`` or ``("episode",)``;
+        ``category`` applies to facts. Packing: with ``token_budget``, items are taken best
+        first and one that does not fit is skipped (first fit), so the total never exceeds
+        the budget; ``limit`` caps the count (default 10 when neither is given).
         """
         text = check_text("query", query, max_bytes=8192)
         budget = _check_budget(token_budget)
@@ -189,6 +246,8 @@ class ChronoMem:
             raise InvalidFactError("active_only", "must be a bool")
         view = View(
             owner=self.owner,
+            now=self._clock.now(),
+            kinds=_check_kinds(kinds),
             category=check_opt_text("category", category),
             active_only=active_only,
             as_of=check_time("as_of", as_of),
@@ -197,12 +256,12 @@ class ChronoMem:
         if cap is None and budget is None:
             cap = DEFAULT_LIMIT
         with self._db.read() as conn:
-            ranked = fuse(conn, text, view, self.weights)
+            ranked = fuse(conn, text, view, self.weights, self._lexical)
             scan = ranked[: cap if budget is None and cap is not None else PACK_SCAN]
             facts = self._materialise(conn, scan)
         return pack(facts, lambda f: f.tokens, budget=budget, limit=cap)
 
-    def _materialise(self, conn: sqlite3.Connection, ranked: list[Candidate]) -> list[Fact]:
+    def _materialise(self, conn: sqlite3.Connection, ranked: list[Candidate]) -> list[Item]:
         if not ranked:
             return []
         marks = ",".join("?" * len(ranked))
@@ -212,7 +271,7 @@ class ChronoMem:
         ).fetchall()
         by_rowid = {r[0]: r[1:] for r in rows}
         return [
-            row_to_fact(by_rowid[c.rowid], score=c.score, tokens=self._tokens(by_rowid[c.rowid][1]),
+            row_to_item(by_rowid[c.rowid], score=c.score, tokens=self._tokens(by_rowid[c.rowid][1]),
                         ranks=dict(c.ranks))
             for c in ranked
         ]  # fmt: skip
@@ -243,26 +302,31 @@ class ChronoMem:
             return find_contradictions(conn, self.owner)
 
     def stats(self) -> dict[str, int | str]:
-        """Counts of facts by state and of entities, plus the file and schema version."""
+        """Counts of facts by state, of episodes and of entities, plus the file and schema."""
         with self._db.read() as conn:
             row = conn.execute(
                 """SELECT count(*), count(*) FILTER (WHERE invalidated_at IS NULL),
                           count(*) FILTER (WHERE superseded_by IS NOT NULL),
                           count(*) FILTER (WHERE forgotten = 1)
-                   FROM chronomem_facts WHERE owner = ?""",
+                   FROM chronomem_facts WHERE owner = ? AND kind = 'fact'""",
                 (self.owner,),
             ).fetchone()
             entities = conn.execute(
                 "SELECT count(*) FROM chronomem_entities WHERE owner = ?", (self.owner,)
             ).fetchone()[0]
+            episodes = conn.execute(
+                "SELECT count(*) FROM chronomem_facts WHERE owner = ? AND kind = 'episode'",
+                (self.owner,),
+            ).fetchone()[0]
         return {
             "facts": row[0], "active": row[1], "superseded": row[2], "forgotten": row[3],
-            "entities": entities, "path": self.path, "owner": self.owner,
+            "episodes": episodes, "entities": entities, "path": self.path, "owner": self.owner,
             "schema_version": SCHEMA_VERSION,
         }  # fmt: skip
 
     def export_facts(self) -> Iterator[dict[str, Any]]:
-        """Every fact of this owner as a JSON-able dict (all times and lineage), oldest first."""
+        """Every fact and episode of this owner as a JSON-able dict (``kind`` says which; all
+        times and lineage), oldest first."""
         last = 0
         while True:
             with self._db.read() as conn:
@@ -274,23 +338,35 @@ class ChronoMem:
             if not rows:
                 return
             for row in rows:
-                record = row_to_fact(row[1:]).to_dict()
+                record = row_to_item(row[1:]).to_dict()
                 for key in ("score", "tokens", "ranks"):
                     del record[key]
                 yield record
             last = rows[-1][0]
 
     def import_facts(self, records: Iterable[Mapping[str, Any]]) -> int:
-        """Restore exported facts exactly (ids, times, lineage); all or nothing.
+        """Restore exported facts and episodes exactly (ids, times, lineage); all or nothing.
 
+        Every record is validated with the rules of a live write before anything is written.
         Ids already present for this owner are skipped, so re-importing is harmless; the
-        return value counts the facts actually inserted.
+        return value counts the items actually inserted.
         """
         from ._importing import import_all
 
         parsed = [parse_record(r) for r in records]
         with self._db.write() as conn:
             return import_all(conn, self.owner, parsed)
+
+
+def _check_kinds(value: object) -> tuple[str, ...]:
+    if value is None:
+        return KINDS
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise InvalidFactError("kinds", f"must be a tuple drawn from {KINDS}, e.g. ('episode',)")
+    kinds = tuple(dict.fromkeys(value))
+    if not kinds or any(k not in KINDS for k in kinds):
+        raise InvalidFactError("kinds", f"must be a non-empty selection of {KINDS}, got {kinds!r}")
+    return kinds
 
 
 def _check_budget(value: object) -> int | None:

@@ -107,22 +107,71 @@ class Fact:
     score: float = 0.0
     tokens: int = 0
     ranks: Mapping[str, int] = field(default_factory=dict)
+    kind: str = "fact"
 
     def __getitem__(self, key: str) -> Any:
-        if key not in _FIELD_NAMES:
-            raise KeyError(key)
-        return getattr(self, key)
+        return _item(self, key)
 
     def keys(self) -> tuple[str, ...]:
         """Field names, so ``dict(fact)``-style code and ``fact["key"]`` agree."""
-        return _FIELD_NAMES
+        return _names(self)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict: datetimes as ISO-8601 strings, tuples as lists."""
-        return {name: _jsonable(getattr(self, name)) for name in _FIELD_NAMES}
+        return {name: _jsonable(getattr(self, name)) for name in _names(self)}
 
 
-_FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Fact))
+@dataclass(frozen=True)
+class Episode:
+    """One turn of a conversation: what was said, by whom, in which session, and when.
+
+    Episodes are what was said; facts are what an agent decided to believe. An episode is
+    never superseded and never in ``contradictions()``; ``forget`` works on it as on a fact.
+    ``seq`` is its place in the session (call order), ``at`` when it was said.
+    """
+
+    id: str
+    content: str
+    speaker: str
+    session: str
+    at: datetime
+    seq: int
+    source: str | None
+    metadata: Mapping[str, Any] | None
+    system_time: datetime
+    invalidated_at: datetime | None
+    forgotten: bool
+    forget_reason: str | None
+    score: float = 0.0
+    tokens: int = 0
+    ranks: Mapping[str, int] = field(default_factory=dict)
+    kind: str = "episode"
+
+    def __getitem__(self, key: str) -> Any:
+        return _item(self, key)
+
+    def keys(self) -> tuple[str, ...]:
+        """Field names, so ``dict(episode)``-style code and ``episode["key"]`` agree."""
+        return _names(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict: datetimes as ISO-8601 strings."""
+        return {name: _jsonable(getattr(self, name)) for name in _names(self)}
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {
+    kind: tuple(f.name for f in dataclasses.fields(kind)) for kind in (Fact, Episode)
+}
+
+
+def _names(record: Fact | Episode) -> tuple[str, ...]:
+    return _FIELD_NAMES[type(record)]
+
+
+def _item(record: Fact | Episode, key: str) -> Any:
+    if key not in _FIELD_NAMES[type(record)]:
+        raise KeyError(key)
+    return getattr(record, key)
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,47 @@
-"""Rows to :class:`Fact` records and back: the one place that knows the column layout."""
+"""Rows to :class:`Fact` and :class:`Episode` records and back: the one place that knows the
+column layout."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
+from ._episodes import ImportedEpisode, parse_time
 from ._errors import InvalidFactError
-from ._model import Fact, from_us
+from ._model import Episode, Fact, from_us
 from ._validate import check_fact, check_id, check_opt_text, check_time
 
-__all__ = ["COLUMNS", "ImportedFact", "parse_record", "row_to_fact"]
+__all__ = ["COLUMNS", "ImportedFact", "parse_record", "row_to_fact", "row_to_item"]
 
 COLUMNS = """f.id, f.content, f.category, f.entities, f.trust, f.confidence, f.source,
     f.metadata, f.system_time, f.valid_from, f.valid_until, f.invalidated_at, f.superseded_by,
-    f.forgotten, f.forget_reason"""
+    f.forgotten, f.forget_reason, f.kind, f.speaker, f.session, f.seq"""
+
+
+def row_to_item(row: sqlite3.Row | tuple[Any, ...], **extra: Any) -> Fact | Episode:
+    """A :class:`Fact` or an :class:`Episode`, as the row's kind says."""
+    if row[15] != "episode":
+        return row_to_fact(row, **extra)
+    system_time, at = from_us(row[8]), from_us(row[9])
+    assert system_time is not None  # NOT NULL column
+    assert at is not None  # NOT NULL column
+    return Episode(
+        id=row[0],
+        content=row[1],
+        speaker=row[16],
+        session=row[17],
+        at=at,
+        seq=row[18],
+        source=row[6],
+        metadata=json.loads(row[7]) if row[7] is not None else None,
+        system_time=system_time,
+        invalidated_at=from_us(row[11]),
+        forgotten=bool(row[13]),
+        forget_reason=row[14],
+        **extra,
+    )
 
 
 def row_to_fact(row: sqlite3.Row | tuple[Any, ...], **extra: Any) -> Fact:
@@ -56,20 +81,22 @@ class ImportedFact:
             category=record.get("category"),
             trust=record.get("trust_score", 0.8),
             confidence=record.get("confidence", 1.0),
-            valid_from=_time("valid_from", record.get("valid_from")),
+            valid_from=parse_time("valid_from", record.get("valid_from")),
             entities=record.get("entities") or (),
             source=record.get("source"),
             metadata=record.get("metadata"),
         )
-        system_time = check_time("system_time", _time("system_time", record.get("system_time")))
+        system_time = check_time(
+            "system_time", parse_time("system_time", record.get("system_time"))
+        )
         if system_time is None or self.data.valid_from is None:
             raise InvalidFactError("system_time", "and valid_from are required")
         self.system_time = system_time
         self.valid_until = check_time(
-            "valid_until", _time("valid_until", record.get("valid_until"))
+            "valid_until", parse_time("valid_until", record.get("valid_until"))
         )
         self.invalidated_at = check_time(
-            "invalidated_at", _time("invalidated_at", record.get("invalidated_at"))
+            "invalidated_at", parse_time("invalidated_at", record.get("invalidated_at"))
         )
         superseded_by = record.get("superseded_by")
         self.superseded_by = None if superseded_by is None else check_id(superseded_by)
@@ -86,15 +113,14 @@ class ImportedFact:
             )
 
 
-def parse_record(record: Mapping[str, Any]) -> ImportedFact:
-    """Validate one ``export_facts`` record for ``import_facts``."""
+def parse_record(record: Mapping[str, Any]) -> ImportedFact | ImportedEpisode:
+    """Validate one ``export_facts`` record for ``import_facts`` (a fact unless its kind
+    says episode)."""
+    if not isinstance(record, Mapping):
+        raise InvalidFactError("record", "must be a mapping (as export_facts yields)")
+    kind = record.get("kind", "fact")
+    if kind == "episode":
+        return ImportedEpisode(record)
+    if kind != "fact":
+        raise InvalidFactError("kind", f"must be 'fact' or 'episode', got {kind!r}")
     return ImportedFact(record)
-
-
-def _time(field: str, value: object) -> object:
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value)
-        except ValueError as e:
-            raise InvalidFactError(field, f"is not an ISO-8601 time: {value!r}") from e
-    return value

@@ -8,9 +8,11 @@ is written, so a file that is not ours is refused byte-for-byte untouched.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from ._errors import DatabaseError
+from ._lexindex import index_document
 
 __all__ = ["SCHEMA_VERSION", "check_file", "check_tables", "migrate"]
 
@@ -65,8 +67,66 @@ CREATE TABLE chronomem_entity_links (
 CREATE INDEX chronomem_entity_links_strongest ON chronomem_entity_links(src, weight DESC);
 """
 
-# Index i holds the script that takes the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1,)
+# Version 2: episodes live beside facts (``kind``), and the lexical index holds chronomem's own
+# stemmed terms with the per-owner statistics that its BM25 needs (see _lexindex.py).
+_V2 = """
+ALTER TABLE chronomem_facts ADD COLUMN kind TEXT NOT NULL DEFAULT 'fact';
+ALTER TABLE chronomem_facts ADD COLUMN speaker TEXT;
+ALTER TABLE chronomem_facts ADD COLUMN session TEXT;
+ALTER TABLE chronomem_facts ADD COLUMN seq INTEGER;
+CREATE INDEX chronomem_episodes_in_session ON chronomem_facts(owner, session, seq)
+    WHERE kind = 'episode';
+CREATE UNIQUE INDEX chronomem_episodes_by_source ON chronomem_facts(owner, session, source)
+    WHERE kind = 'episode' AND source IS NOT NULL;
+CREATE VIRTUAL TABLE chronomem_lex USING fts5(
+    body, ctx1, ctx2, tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
+);
+CREATE TABLE chronomem_term_stats (
+    owner TEXT NOT NULL,
+    term TEXT NOT NULL,
+    df INTEGER NOT NULL,
+    PRIMARY KEY (owner, term)
+) WITHOUT ROWID;
+CREATE TABLE chronomem_corpus (
+    owner TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    items INTEGER NOT NULL,
+    length REAL NOT NULL,
+    PRIMARY KEY (owner, kind)
+) WITHOUT ROWID;
+CREATE TABLE chronomem_speakers (
+    owner TEXT NOT NULL,
+    key TEXT NOT NULL,
+    PRIMARY KEY (owner, key)
+) WITHOUT ROWID
+"""
+
+
+def _reindex_facts(conn: sqlite3.Connection) -> None:
+    """Move every version-1 fact into the new lexical index, then drop the old one."""
+    for rowid, owner, content in conn.execute(
+        "SELECT rowid, owner, content FROM chronomem_facts ORDER BY rowid"
+    ).fetchall():
+        index_document(conn, owner, "fact", rowid, content)
+    conn.execute("DROP TABLE chronomem_fts")
+
+
+def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
+    def run(conn: sqlite3.Connection) -> None:
+        for statement in sql.split(";\n"):
+            if statement.strip():
+                conn.execute(statement)
+
+    return run
+
+
+def _v2(conn: sqlite3.Connection) -> None:
+    _script(_V2)(conn)
+    _reindex_facts(conn)
+
+
+# Index i holds the step that takes the schema from version i to i + 1.
+_MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_script(_V1), _v2)
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 
@@ -109,8 +169,6 @@ def migrate(conn: sqlite3.Connection) -> None:
     if version > SCHEMA_VERSION:
         raise DatabaseError(f"chronomem schema version {version} is newer than {SCHEMA_VERSION}")
     for step in range(version, SCHEMA_VERSION):
-        for statement in _MIGRATIONS[step].split(";\n"):
-            if statement.strip():
-                conn.execute(statement)
+        _MIGRATIONS[step](conn)
         conn.execute("DELETE FROM chronomem_schema")
         conn.execute("INSERT INTO chronomem_schema (version) VALUES (?)", (step + 1,))

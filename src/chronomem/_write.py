@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ._contradictions import conflicting_ids, parse_claim
 from ._entities import entity_key, extract_entities
+from ._lexindex import index_document
 from ._model import FactId
 from ._tokens import terms
 from ._validate import FactInput
@@ -141,7 +142,8 @@ def insert_fact(
         ),
     )  # fmt: skip
     rowid = cur.lastrowid
-    conn.execute("INSERT INTO chronomem_fts (rowid, content) VALUES (?, ?)", (rowid, d.content))
+    assert rowid is not None  # always set after a one-row INSERT
+    index_document(conn, owner, "fact", rowid, d.content)
     conn.executemany(
         "INSERT INTO chronomem_fact_entities (entity_id, fact_rowid) VALUES (?, ?)",
         [(e, rowid) for e in entity_ids],

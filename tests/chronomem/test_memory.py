@@ -243,7 +243,7 @@ def test_schema_is_versioned_and_migrated_once(tmp_path: Path) -> None:
         ChronoMem(path).close()
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("SELECT version FROM chronomem_schema").fetchall() == [(1,)]
+        assert conn.execute("SELECT version FROM chronomem_schema").fetchall() == [(2,)]
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     finally:
         conn.close()

@@ -1,0 +1,145 @@
+"""Storing one episode: a turn of a conversation, indexed with the turns before it.
+
+An episode lives in ``chronomem_facts`` beside the facts (``kind = 'episode'``), so one view,
+one ``forget``, one export and one recall serve both. Its place in the session (``seq``) is
+call order, taken inside the write transaction, so two writers appending to one session get
+distinct, gap-free positions. Its lexical entry carries the stored terms of the two turns
+before it in the session (see _lexindex.py).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ._entities import entity_key
+from ._errors import InvalidFactError
+from ._lexindex import context_of, index_document
+from ._validate import _check_metadata, check_id, check_opt_text, check_text, check_time
+from ._write import new_fact_id
+
+__all__ = ["EpisodeInput", "ImportedEpisode", "check_episode", "insert_episode", "parse_time"]
+
+MAX_SPEAKER_BYTES = 1024  # a chronica actor: 256 characters
+MAX_SESSION_BYTES = 1024
+_CONTEXT_TURNS = 2
+
+
+@dataclass(frozen=True)
+class EpisodeInput:
+    """A validated ``remember_episode`` payload, ready to store."""
+
+    content: str
+    speaker: str
+    session: str
+    at: int | None
+    metadata: str | None
+    source: str | None = None
+
+
+def check_episode(content: object, **options: Any) -> EpisodeInput:
+    """Validate every field of a new episode; raises ``InvalidFactError`` naming the field."""
+    return EpisodeInput(
+        content=check_text("content", content),
+        speaker=check_text("speaker", options["speaker"], max_bytes=MAX_SPEAKER_BYTES),
+        session=check_text("session", options["session"], max_bytes=MAX_SESSION_BYTES),
+        at=check_time("at", options["at"]),
+        metadata=_check_metadata(options["metadata"]),
+        source=check_opt_text("source", options.get("source"), max_bytes=2048),
+    )
+
+
+def insert_episode(
+    conn: sqlite3.Connection,
+    owner: str,
+    e: EpisodeInput,
+    *,
+    system_time: int,
+    episode_id: str | None = None,
+    forgotten: tuple[int, str | None] | None = None,
+) -> str:
+    """Append the episode to its session (inside the caller's transaction); returns its id.
+
+    ``forgotten`` (when it was forgotten, and why) restores an exported forgotten episode.
+    """
+    eid = episode_id or new_fact_id(system_time)
+    before = conn.execute(
+        """SELECT rowid, seq FROM chronomem_facts
+           WHERE owner = ? AND session = ? AND kind = 'episode'
+           ORDER BY seq DESC LIMIT ?""",
+        (owner, e.session, _CONTEXT_TURNS),
+    ).fetchall()
+    seq = before[0][1] + 1 if before else 1
+    invalidated_at, reason = forgotten if forgotten else (None, None)
+    cur = conn.execute(
+        """INSERT INTO chronomem_facts (id, owner, content, trust, confidence, source,
+               metadata, entities, terms, system_time, valid_from, invalidated_at, forgotten,
+               forget_reason, kind, speaker, session, seq)
+           VALUES (?, ?, ?, 0.8, 1.0, ?, ?, '[]', '', ?, ?, ?, ?, ?, 'episode', ?, ?, ?)""",
+        (
+            eid, owner, e.content, e.source, e.metadata, system_time,
+            e.at if e.at is not None else system_time, invalidated_at,
+            int(forgotten is not None), reason, e.speaker, e.session, seq,
+        ),
+    )  # fmt: skip
+    rowid = cur.lastrowid
+    assert rowid is not None  # always set after a one-row INSERT
+    context = context_of(conn, [r[0] for r in before])
+    index_document(conn, owner, "episode", rowid, e.content, context)
+    key = entity_key(e.speaker)
+    if key:
+        conn.execute(
+            "INSERT OR IGNORE INTO chronomem_speakers (owner, key) VALUES (?, ?)", (owner, key)
+        )
+    return eid
+
+
+def parse_time(field: str, value: object) -> object:
+    """An exported ISO-8601 string as a datetime; anything else is left for check_time."""
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError as e:
+            raise InvalidFactError(field, f"is not an ISO-8601 time: {value!r}") from e
+    return value
+
+
+class ImportedEpisode:
+    """A validated exported episode: the payload plus the times to restore."""
+
+    def __init__(self, record: Mapping[str, Any]) -> None:
+        self.id = check_id(record.get("id"))
+        self.data = check_episode(
+            record.get("content"),
+            speaker=record.get("speaker"),
+            session=record.get("session"),
+            at=parse_time("at", record.get("at")),
+            metadata=record.get("metadata"),
+            source=record.get("source"),
+        )
+        system_time = check_time(
+            "system_time", parse_time("system_time", record.get("system_time"))
+        )
+        if system_time is None or self.data.at is None:
+            raise InvalidFactError("system_time", "and at are required")
+        self.system_time = system_time
+        forgotten = record.get("forgotten", False)
+        if not isinstance(forgotten, bool):
+            raise InvalidFactError("forgotten", "must be a bool")
+        self.forgotten: tuple[int, str | None] | None = None
+        if forgotten:
+            when = check_time(
+                "invalidated_at", parse_time("invalidated_at", record.get("invalidated_at"))
+            )
+            if when is None:
+                raise InvalidFactError("invalidated_at", "is required for a forgotten episode")
+            reason = check_opt_text("forget_reason", record.get("forget_reason"), max_bytes=2048)
+            self.forgotten = (when, reason)
+
+    def insert(self, conn: sqlite3.Connection, owner: str) -> None:
+        """Store it inside the caller's transaction."""
+        insert_episode(conn, owner, self.data, system_time=self.system_time,
+                       episode_id=self.id, forgotten=self.forgotten)  # fmt: skip
