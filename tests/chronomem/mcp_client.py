@@ -1,19 +1,39 @@
-"""Test helper: drive a real ``python -m chronomem.server`` subprocess with the SDK's client."""
+"""Test helpers: drive real ``python -m chronomem.server`` subprocesses with the SDK's client."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
 import os
+import selectors
+import socket
+import subprocess
 import sys
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
-__all__ = ["call", "call_error", "connect", "server_env", "text_of"]
+from chronomem.server import add_server_arguments
+
+__all__ = [
+    "call",
+    "call_error",
+    "connect",
+    "free_port",
+    "http_server",
+    "raw_stdio",
+    "run",
+    "server_args",
+    "server_env",
+    "text_of",
+]
 
 
 def server_env(db: Path, owner: str) -> dict[str, str]:
@@ -69,3 +89,108 @@ async def call_error(session: ClientSession, tool: str, **arguments: Any) -> str
     result = await session.call_tool(tool, arguments)
     assert result.is_error, f"{tool} unexpectedly succeeded: {result.structured_content}"
     return text_of(result)
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    """Run an async test body on anyio's default backend."""
+    anyio.run(test)
+
+
+def server_args(*argv: str) -> argparse.Namespace:
+    """The server's flags parsed as ``python -m chronomem.server`` would parse them."""
+    parser = argparse.ArgumentParser()
+    add_server_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def http_server(
+    tmp_path: Path, *, token: str | None = None, extra_env: Mapping[str, str] | None = None
+) -> Iterator[str]:
+    """A ``python -m chronomem.server --http`` subprocess on loopback; yields its MCP URL."""
+    port = free_port()
+    env = {**server_env(tmp_path / "m.db", "ardian"), "PATH": "/usr/bin:/bin", **(extra_env or {})}
+    if token is not None:
+        env["CHRONOMEM_TOKEN"] = token
+    with (tmp_path / "http.log").open("w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "chronomem.server", "--http", f"127.0.0.1:{port}"],
+            env=env,
+            stderr=log,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    assert proc.poll() is None, "server exited early"
+                    assert time.monotonic() < deadline, "server did not start"
+                    time.sleep(0.1)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+    assert "serving MCP over streamable HTTP" in (tmp_path / "http.log").read_text()
+
+
+def raw_stdio(
+    db: Path,
+    messages: list[dict[str, Any]] | list[bytes],
+    *,
+    answers: set[int],
+    timeout: float = 30,
+) -> tuple[dict[int | None, dict[str, Any]], str]:
+    """Speak raw JSON-RPC lines to a server process, as a careless client would.
+
+    Sends every message (a dict is sent as ``json.dumps`` writes it, bytes as they are),
+    keeps stdin open until each id in ``answers`` has a reply or ``timeout`` passes (a server
+    that never answers fails here, never hangs the suite), then closes stdin and waits for
+    the process. Returns the replies by id (``None`` for replies without one) and stderr.
+    """
+    wire = [m if isinstance(m, bytes) else json.dumps(m).encode() for m in messages]
+    with (
+        (db.parent / f"{db.name}.raw.stderr").open("w+") as log,
+        subprocess.Popen(
+            [sys.executable, "-m", "chronomem.server"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env={**server_env(db, "tester"), "PATH": "/usr/bin:/bin"},
+        ) as proc,
+    ):
+        assert proc.stdin is not None
+        assert proc.stdout is not None
+        replies: dict[int | None, dict[str, Any]] = {}
+        try:
+            proc.stdin.write(b"".join(line + b"\n" for line in wire))
+            proc.stdin.flush()
+            deadline = time.monotonic() + timeout
+            with selectors.DefaultSelector() as sel:
+                sel.register(proc.stdout, selectors.EVENT_READ)
+                while not answers <= replies.keys():
+                    left = deadline - time.monotonic()
+                    assert left > 0, f"no reply to {sorted(answers - replies.keys())}"
+                    if not sel.select(left):
+                        continue
+                    line = proc.stdout.readline()
+                    assert line, f"server closed stdout; replies so far: {replies}"
+                    reply = json.loads(line)
+                    replies[reply.get("id")] = reply
+            proc.stdin.close()
+            assert proc.wait(timeout=timeout) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        log.seek(0)
+        return replies, log.read()

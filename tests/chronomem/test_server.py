@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import json
 import random
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import anyio
-import httpx2
-import pytest
 from mcp import Client, ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 from chronomem import server
-from chronomem.server import _app
 
-from .mcp_client import call, call_error, connect, server_env, text_of
+from .mcp_client import call, call_error, connect, raw_stdio, run, server_env, text_of
+from .mcp_client import server_args as _args
 
 EXPECTED_TOOLS = {
     "chronomem_remember",
@@ -35,10 +27,6 @@ EXPECTED_TOOLS = {
     "chronica_record_actum",
     "chronica_get_acta",
 }
-
-
-def run(test: Callable[[], Awaitable[None]]) -> None:
-    anyio.run(test)
 
 
 async def check_tool_list(s: ClientSession) -> None:
@@ -312,17 +300,7 @@ def test_lone_surrogates_never_reach_the_database(tmp_path: Path) -> None:
         params = {"name": tool, "arguments": args}
         messages.append({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params})
     # json.dumps escapes a surrogate as \ud800, which is what such a client sends.
-    wire = b"".join(json.dumps(m).encode() + b"\n" for m in messages)
-    done = subprocess.run(
-        [sys.executable, "-m", "chronomem.server"],
-        input=wire,
-        capture_output=True,
-        env={**server_env(tmp_path / "m.db", "tester"), "PATH": "/usr/bin:/bin"},
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0
-    replies = {r["id"]: r for r in map(json.loads, done.stdout.splitlines()) if "id" in r}
+    replies, _ = raw_stdio(tmp_path / "m.db", messages, answers={1, 4})
     for hostile in (2, 3):
         assert hostile not in replies or "error" in replies[hostile]
     assert replies[4]["result"]["isError"] is False
@@ -414,127 +392,6 @@ def test_two_servers_on_one_file_lose_nothing(tmp_path: Path) -> None:
     run(go)
 
 
-# --------------------------------------------------------------------------- configuration
-
-
-def _args(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    server.add_server_arguments(parser)
-    return parser.parse_args(argv)
-
-
-def test_non_loopback_http_without_token_is_refused(tmp_path: Path) -> None:
-    env = {"CHRONOMEM_DB": str(tmp_path / "m.db")}
-    with pytest.raises(server.ServerConfigError, match="CHRONOMEM_TOKEN"):
-        server.config_from_args(_args("--http", "0.0.0.0:8765"), env)
-    with pytest.raises(server.ServerConfigError, match="CHRONOMEM_TOKEN"):
-        server.config_from_args(_args("--http", "[2001:db8::1]:8765"), env)
-    config = server.config_from_args(
-        _args("--http", "0.0.0.0:8765"), {**env, "CHRONOMEM_TOKEN": "s3cret"}
-    )
-    assert config.http == ("0.0.0.0", 8765)
-    assert config.token == "s3cret"
-    local = server.config_from_args(_args("--http", "localhost:9000"), env)
-    assert local.http == ("localhost", 9000)
-    assert local.token is None
-    assert server.config_from_args(_args("--http", "9001"), env).http == ("127.0.0.1", 9001)
-
-    done = subprocess.run(
-        [sys.executable, "-m", "chronomem.server", "--http", "0.0.0.0:8765"],
-        env=server_env(tmp_path / "m.db", "tester"),
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
-    assert done.returncode == 2
-    assert "CHRONOMEM_TOKEN" in done.stderr
-    with pytest.raises(server.ServerConfigError, match="HOST:PORT"):
-        server.config_from_args(_args("--http", "localhost:http"), env)
-
-
-def test_database_path_expands_home_and_creates_parents(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    config = server.config_from_args(_args(), {"CHRONOMEM_DB": "~/deep/er/memory.db"})
-    assert config.db == tmp_path / "deep" / "er" / "memory.db"
-    assert config.db.parent.is_dir()
-    default = server.config_from_args(_args("--owner", "zoe"), {})
-    assert default.db == tmp_path / ".chronomem" / "memory.db"
-    assert default.owner == "zoe"
-    flag = server.config_from_args(_args("--db", str(tmp_path / "f.db")), {"CHRONOMEM_DB": "x"})
-    assert flag.db == tmp_path / "f.db"
-    assert server.config_from_args(_args(), {"CHRONOMEM_OWNER": "ann"}).owner == "ann"
-
-
-# --------------------------------------------------------------------------- HTTP
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@contextlib.contextmanager
-def _http_server(tmp_path: Path, token: str) -> Iterator[str]:
-    port = _free_port()
-    env = {**server_env(tmp_path / "m.db", "ardian"), "CHRONOMEM_TOKEN": token}
-    with (tmp_path / "http.log").open("w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "chronomem.server", "--http", f"127.0.0.1:{port}"],
-            env={**env, "PATH": "/usr/bin:/bin"},
-            stderr=log,
-        )
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    assert proc.poll() is None, "server exited early"
-                    assert time.monotonic() < deadline, "server did not start"
-                    time.sleep(0.1)
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
-    assert "serving MCP over streamable HTTP" in (tmp_path / "http.log").read_text()
-
-
-def test_loopback_http_round_trip_with_bearer_token_and_host_checks(tmp_path: Path) -> None:
-    token = "correct horse battery staple"
-    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    headers = {"Accept": "application/json, text/event-stream"}
-
-    async def go(url: str) -> None:
-        async with httpx2.AsyncClient() as raw:
-            assert (await raw.post(url, json=ping, headers=headers)).status_code == 401
-            wrong = {**headers, "Authorization": "Bearer guess"}
-            assert (await raw.post(url, json=ping, headers=wrong)).status_code == 401
-            rebound = {**headers, "Authorization": f"Bearer {token}", "Host": "evil.example"}
-            assert (await raw.post(url, json=ping, headers=rebound)).status_code == 421
-            foreign = {**headers, "Authorization": f"Bearer {token}"}
-            foreign["Origin"] = "http://evil.example"
-            assert (await raw.post(url, json=ping, headers=foreign)).status_code == 403
-        client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
-        async with (
-            client,
-            streamable_http_client(url, http_client=client) as (read, write),
-            ClientSession(read, write) as s,
-        ):
-            await s.initialize()
-            fact = await call(s, "chronomem_remember", content="Ardian prefers quiet tables")
-            found = await call(s, "chronomem_recall", query="quiet tables")
-            assert [f["id"] for f in found["facts"]] == [fact["id"]]
-
-    with _http_server(tmp_path, token) as url:
-        run(lambda: go(url))
-
-
 def test_a_foreign_file_is_refused_untouched(tmp_path: Path) -> None:
     foreign = tmp_path / "notes.db"
     foreign.write_bytes(b"my diary, not a database\n")
@@ -550,16 +407,3 @@ def test_a_foreign_file_is_refused_untouched(tmp_path: Path) -> None:
     assert "not a SQLite database" in done.stderr
     assert "Traceback" not in done.stderr
     assert foreign.read_bytes() == b"my diary, not a database\n"
-
-
-def test_rebinding_protection_stays_on_for_every_bind() -> None:
-    wildcard = _app._transport_security("0.0.0.0", ["mybox.lan"])
-    assert wildcard.enable_dns_rebinding_protection
-    assert "mybox.lan:*" in wildcard.allowed_hosts
-    assert not any(h.startswith("0.0.0.0") for h in wildcard.allowed_hosts)
-    assert "http://mybox.lan:*" in wildcard.allowed_origins
-    named = _app._transport_security("10.0.0.7", [])
-    assert "10.0.0.7:*" in named.allowed_hosts
-    assert "localhost:*" in named.allowed_hosts
-    ipv6 = _app._transport_security("::1", [])
-    assert "[::1]:*" in ipv6.allowed_hosts

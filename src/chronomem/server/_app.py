@@ -18,12 +18,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
 
-from chronica import Chronicarius
-from chronica.stores.sqlite import SQLiteStore
-from chronomem import ChronoMem
-
 from ._config import ServerConfig
-from ._tools import TOOLS, State
+from ._state import State, open_state
+from ._tools import TOOLS
 
 __all__ = ["build_server", "serve"]
 
@@ -43,17 +40,11 @@ class _BearerToken:
 def _lifespan(config: ServerConfig) -> Any:
     @asynccontextmanager
     async def lifespan(_: MCPServer[State]) -> AsyncIterator[State]:
-        memory = ChronoMem(config.db, owner=config.owner)
+        state = await open_state(config.db, config.owner)
         try:
-            store = SQLiteStore(config.db)
-        except BaseException:
-            memory.close()
-            raise
-        try:
-            yield State(memory=memory, chronicarius=Chronicarius(store), owner=config.owner)
+            yield state
         finally:
-            store.close()
-            memory.close()
+            state.close()
 
     return lifespan
 

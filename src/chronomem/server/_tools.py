@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -19,8 +18,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from chronica import ActorKind, Actum, ActumKind, ChronicaError, Chronicarius
-from chronomem import ChronoMem, ChronoMemError
+from chronica import ActorKind, Actum, ActumKind, ChronicaError
+from chronomem import ChronoMemError
 from chronomem._validate import check_text
 from chronomem.cli._output import count
 
@@ -39,20 +38,12 @@ from ._output import (
     recalled,
     result,
 )
+from ._state import State
 
 __all__ = ["MAX_COUNT", "TOOLS", "State"]
 
 MAX_COUNT = 1_000_000_000
 """Largest limit, budget or last_n a tool accepts, so no number overflows SQLite's integers."""
-
-
-@dataclass(frozen=True)
-class State:
-    """What the lifespan opens: one memory and one session record on the same file."""
-
-    memory: ChronoMem
-    chronicarius: Chronicarius
-    owner: str
 
 
 # --------------------------------------------------------------------------- errors
@@ -78,9 +69,8 @@ def _state(ctx: Context[State, Any]) -> State:
 
 
 # --------------------------------------------------------------------------- tools
-# The tools are coroutines that call SQLite directly on the event loop: every call is a
-# sub-millisecond local query, one connection stays on one thread, and the SDK's
-# worker-thread hop for sync tools would cost more than the query itself.
+# Every library call goes through State.write or State.read, which run it in a worker thread:
+# a write waiting for another process's lock must not stall the loop (see _state).
 
 
 async def chronomem_remember(
@@ -101,14 +91,16 @@ async def chronomem_remember(
     The result lists active facts the new one contradicts: resolve them with supersede.
     """
     with _readable_errors():
-        fid = _state(ctx).memory.remember(
-            content,
-            category=category,
-            entities=entities,
-            trust=trust,
-            confidence=confidence,
-            valid_from=valid_from,
-            source=source,
+        fid = await _state(ctx).write(
+            lambda s: s.memory.remember(
+                content,
+                category=category,
+                entities=entities,
+                trust=trust,
+                confidence=confidence,
+                valid_from=valid_from,
+                source=source,
+            )
         )
     return RememberOut(id=str(fid), contradicts=list(fid.contradicts))
 
@@ -131,14 +123,16 @@ async def chronomem_recall(
     was believed at a past moment. active_only=False also returns superseded facts.
     """
     with _readable_errors():
-        facts = _state(ctx).memory.recall(
-            query,
-            token_budget=token_budget,
-            limit=limit,
-            as_of=as_of,
-            known_at=known_at,
-            category=category,
-            active_only=active_only,
+        facts = await _state(ctx).read(
+            lambda s: s.memory.recall(
+                query,
+                token_budget=token_budget,
+                limit=limit,
+                as_of=as_of,
+                known_at=known_at,
+                category=category,
+                active_only=active_only,
+            )
         )
     total = sum(f.tokens for f in facts)
     head = (
@@ -168,15 +162,17 @@ async def chronomem_supersede(
     """
     with _readable_errors():
         check_text("old_id", old_id)  # ids are looked up, not validated, by the library
-        fid = _state(ctx).memory.supersede(
-            old_id,
-            content,
-            category=category,
-            entities=entities,
-            trust=trust,
-            confidence=confidence,
-            valid_from=valid_from,
-            source=source,
+        fid = await _state(ctx).write(
+            lambda s: s.memory.supersede(
+                old_id,
+                content,
+                category=category,
+                entities=entities,
+                trust=trust,
+                confidence=confidence,
+                valid_from=valid_from,
+                source=source,
+            )
         )
     return SupersedeOut(id=str(fid), superseded=old_id, contradicts=list(fid.contradicts))
 
@@ -191,7 +187,7 @@ async def chronomem_forget(
     """
     with _readable_errors():
         check_text("fact_id", fact_id)  # ids are looked up, not validated, by the library
-        _state(ctx).memory.forget(fact_id, reason=reason)
+        await _state(ctx).write(lambda s: s.memory.forget(fact_id, reason=reason))
     return ForgetOut(id=fact_id, forgotten=True)
 
 
@@ -204,7 +200,7 @@ async def chronomem_timeline(
     differs from an earlier one. Superseded facts carry valid_until and superseded_by.
     """
     with _readable_errors():
-        facts = _state(ctx).memory.timeline(entity)
+        facts = await _state(ctx).read(lambda s: s.memory.timeline(entity))
     head = f"{count(len(facts), 'fact')} about {entity!r}, oldest first:"
     return result(TimelineOut(entity=entity, facts=[fact_out(f) for f in facts]), head, facts)
 
@@ -216,7 +212,7 @@ async def chronomem_contradictions(ctx: Context[State, Any]) -> ContradictionsOu
     stale fact with chronomem_supersede.
     """
     with _readable_errors():
-        found = _state(ctx).memory.contradictions()
+        found = await _state(ctx).read(lambda s: s.memory.contradictions())
     return ContradictionsOut(
         contradictions=[
             ContradictionOut(
@@ -244,18 +240,17 @@ async def chronica_record_actum(
     write. When retrying after a timeout, pass the same idempotency_key: the first
     stored actum is returned and the retry is not stored twice.
     """
-    state = _state(ctx)
-    actum = Actum(
-        chronicum_id=chronicum_id,
-        kind=kind,
-        actor_kind=actor_kind,
-        actor=actor,
-        content=content,
-        metadata=metadata or {},
-    )
     with _readable_errors():
-        stored = state.chronicarius.record_actum(
-            state.owner, actum, idempotency_key=idempotency_key
+        actum = Actum(
+            chronicum_id=chronicum_id,
+            kind=kind,
+            actor_kind=actor_kind,
+            actor=actor,
+            content=content,
+            metadata=metadata or {},
+        )
+        stored = await _state(ctx).write(
+            lambda s: s.chronicarius.record_actum(s.owner, actum, idempotency_key=idempotency_key)
         )
     return actum_out(stored)
 
@@ -273,10 +268,11 @@ async def chronica_get_acta(
     actor_kinds choose which acta count (omit for all); last_n then keeps the most
     recent ones (0 = all).
     """
-    state = _state(ctx)
     with _readable_errors():
-        acta = state.chronicarius.get_acta(
-            state.owner, chronicum_id, last_n=last_n, actum_kinds=kinds, actor_kinds=actor_kinds
+        acta = await _state(ctx).read(
+            lambda s: s.chronicarius.get_acta(
+                s.owner, chronicum_id, last_n=last_n, actum_kinds=kinds, actor_kinds=actor_kinds
+            )
         )
     return ActaOut(acta=[actum_out(a) for a in acta])
 

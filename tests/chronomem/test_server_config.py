@@ -1,0 +1,73 @@
+"""How the server is configured: flags, environment, tokens and transport security."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chronomem import server
+from chronomem.server import _app
+
+from .mcp_client import server_args as _args
+from .mcp_client import server_env
+
+
+def test_non_loopback_http_without_token_is_refused(tmp_path: Path) -> None:
+    env = {"CHRONOMEM_DB": str(tmp_path / "m.db")}
+    with pytest.raises(server.ServerConfigError, match="CHRONOMEM_TOKEN"):
+        server.config_from_args(_args("--http", "0.0.0.0:8765"), env)
+    with pytest.raises(server.ServerConfigError, match="CHRONOMEM_TOKEN"):
+        server.config_from_args(_args("--http", "[2001:db8::1]:8765"), env)
+    config = server.config_from_args(
+        _args("--http", "0.0.0.0:8765"), {**env, "CHRONOMEM_TOKEN": "s3cret"}
+    )
+    assert config.http == ("0.0.0.0", 8765)
+    assert config.token == "s3cret"
+    local = server.config_from_args(_args("--http", "localhost:9000"), env)
+    assert local.http == ("localhost", 9000)
+    assert local.token is None
+    assert server.config_from_args(_args("--http", "9001"), env).http == ("127.0.0.1", 9001)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "chronomem.server", "--http", "0.0.0.0:8765"],
+        env=server_env(tmp_path / "m.db", "tester"),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "CHRONOMEM_TOKEN" in done.stderr
+    with pytest.raises(server.ServerConfigError, match="HOST:PORT"):
+        server.config_from_args(_args("--http", "localhost:http"), env)
+
+
+def test_database_path_expands_home_and_creates_parents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    config = server.config_from_args(_args(), {"CHRONOMEM_DB": "~/deep/er/memory.db"})
+    assert config.db == tmp_path / "deep" / "er" / "memory.db"
+    assert config.db.parent.is_dir()
+    default = server.config_from_args(_args("--owner", "zoe"), {})
+    assert default.db == tmp_path / ".chronomem" / "memory.db"
+    assert default.owner == "zoe"
+    flag = server.config_from_args(_args("--db", str(tmp_path / "f.db")), {"CHRONOMEM_DB": "x"})
+    assert flag.db == tmp_path / "f.db"
+    assert server.config_from_args(_args(), {"CHRONOMEM_OWNER": "ann"}).owner == "ann"
+
+
+def test_rebinding_protection_stays_on_for_every_bind() -> None:
+    wildcard = _app._transport_security("0.0.0.0", ["mybox.lan"])
+    assert wildcard.enable_dns_rebinding_protection
+    assert "mybox.lan:*" in wildcard.allowed_hosts
+    assert not any(h.startswith("0.0.0.0") for h in wildcard.allowed_hosts)
+    assert "http://mybox.lan:*" in wildcard.allowed_origins
+    named = _app._transport_security("10.0.0.7", [])
+    assert "10.0.0.7:*" in named.allowed_hosts
+    assert "localhost:*" in named.allowed_hosts
+    ipv6 = _app._transport_security("::1", [])
+    assert "[::1]:*" in ipv6.allowed_hosts

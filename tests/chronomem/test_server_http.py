@@ -1,0 +1,97 @@
+"""The server over streamable HTTP: auth, host checks, and serving many clients at once."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from .mcp_client import call, http_server, run
+
+
+def test_loopback_http_round_trip_with_bearer_token_and_host_checks(tmp_path: Path) -> None:
+    token = "correct horse battery staple"
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    headers = {"Accept": "application/json, text/event-stream"}
+
+    async def go(url: str) -> None:
+        async with httpx2.AsyncClient() as raw:
+            assert (await raw.post(url, json=ping, headers=headers)).status_code == 401
+            wrong = {**headers, "Authorization": "Bearer guess"}
+            assert (await raw.post(url, json=ping, headers=wrong)).status_code == 401
+            rebound = {**headers, "Authorization": f"Bearer {token}", "Host": "evil.example"}
+            assert (await raw.post(url, json=ping, headers=rebound)).status_code == 421
+            foreign = {**headers, "Authorization": f"Bearer {token}"}
+            foreign["Origin"] = "http://evil.example"
+            assert (await raw.post(url, json=ping, headers=foreign)).status_code == 403
+        client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+        async with (
+            client,
+            streamable_http_client(url, http_client=client) as (read, write),
+            ClientSession(read, write) as s,
+        ):
+            await s.initialize()
+            fact = await call(s, "chronomem_remember", content="Ardian prefers quiet tables")
+            found = await call(s, "chronomem_recall", query="quiet tables")
+            assert [f["id"] for f in found["facts"]] == [fact["id"]]
+
+    with http_server(tmp_path, token=token) as url:
+        run(lambda: go(url))
+
+
+@contextlib.contextmanager
+def _write_lock(db: Path) -> Iterator[Callable[[], None]]:
+    """Hold the file's write lock from a connection of our own, as another process would;
+    yields the function that lets it go."""
+    other = sqlite3.connect(db, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        yield other.rollback
+    finally:
+        other.close()
+
+
+@contextlib.asynccontextmanager
+async def _session(url: str) -> AsyncIterator[ClientSession]:
+    async with (
+        streamable_http_client(url) as (read, write),
+        ClientSession(read, write) as s,
+    ):
+        await s.initialize()
+        yield s
+
+
+def test_a_write_waiting_for_the_lock_stalls_no_one_else(tmp_path: Path) -> None:
+    async def go(url: str) -> None:
+        async with _session(url) as writer, _session(url) as reader:
+            known = await call(reader, "chronomem_remember", content="Ardian prefers quiet tables")
+            stored: list[dict[str, Any]] = []
+
+            async def remember() -> None:
+                stored.append(await call(writer, "chronomem_remember", content="Sari likes tea"))
+
+            with _write_lock(tmp_path / "m.db") as release, anyio.fail_after(60):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(remember)
+                    await anyio.sleep(0.5)
+                    assert not stored, "the write should be waiting for the lock"
+                    # The loop is free: other sessions, and the writer's own, are answered.
+                    with anyio.fail_after(1.0):
+                        assert len((await reader.list_tools()).tools) == 8
+                        found = await call(reader, "chronomem_recall", query="quiet tables")
+                        assert [f["id"] for f in found["facts"]] == [known["id"]]
+                        await call(reader, "chronomem_timeline", entity="Ardian")
+                        await writer.list_tools()
+                    assert not stored, "the lock is still held"
+                    release()  # the waiting write now goes through
+            assert stored[0]["id"]
+
+    with http_server(tmp_path) as url:
+        run(lambda: go(url))
