@@ -19,6 +19,7 @@ memory holds five hundred items or a million. Candidates come from a bounded poo
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ from ._timespan import DAY_US, question_span
 
 __all__ = ["LexicalParams", "LexicalQuery", "PoolRow", "parse_query", "score_pool"]
 
+_TIME = re.compile(" (?:" + "|".join(sorted(TIME_TERMS)) + ") ")
 _WHEN_OPENERS = ("when ", "how long ", "what time ", "what year ", "what date ", "what month ")
 
 
@@ -61,13 +63,26 @@ class LexicalQuery:
 
 @dataclass(frozen=True)
 class PoolRow:
-    """One candidate as the pool query returns it."""
+    """One candidate as the pool query returns it: its stored terms per column, each padded
+    with a space at both ends so that a term is counted by ``str.count(" term ")`` (in C)."""
 
     rowid: int
     speaker: str | None
     session: str | None
     moment: int
-    fields: tuple[list[str], list[str], list[str]]
+    fields: tuple[str, str, str]
+
+    @classmethod
+    def of(
+        cls, rowid: int, speaker: str | None, session: str | None, moment: int, *columns: str
+    ) -> PoolRow:
+        """A row from the stored columns (space-separated terms)."""
+        body, ctx1, ctx2 = (f" {c} " for c in columns)
+        return cls(rowid, speaker, session, moment, (body, ctx1, ctx2))
+
+    def length(self, weights: Sequence[float]) -> float:
+        """The weighted number of terms (a padded column of n terms holds n + 1 spaces)."""
+        return sum(w * max(f.count(" ") - 1, 0) for w, f in zip(weights, self.fields, strict=True))
 
 
 def _ngrams(words: Sequence[str], longest: int = 3) -> list[str]:
@@ -101,23 +116,16 @@ def _idf(df: int, n: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-def _bm25(
-    q: LexicalQuery, row: PoolRow, idf: dict[str, float], avgdl: float, p: LexicalParams
-) -> float:
-    weights = (1.0, *p.context)
-    tf: dict[str, float] = defaultdict(float)
-    length = 0.0
-    for weight, field in zip(weights, row.fields, strict=True):
-        length += weight * len(field)
-        for term in field:
-            tf[term] += weight
-    norm = p.k1 * (1.0 - p.b + p.b * length / avgdl)
-    total = 0.0
+def _term_counts(q: LexicalQuery, row: PoolRow, w1: float, w2: float) -> dict[str, float]:
+    """The weighted count of each query term the row holds, in any column."""
+    body, ctx1, ctx2 = row.fields
+    counts: dict[str, float] = {}
     for term in q.terms:
-        f = tf.get(term, 0.0)
+        needle = f" {term} "
+        f = body.count(needle) + w1 * ctx1.count(needle) + w2 * ctx2.count(needle)
         if f:
-            total += idf[term] * f * (p.k1 + 1.0) / (f + norm)
-    return total
+            counts[term] = f
+    return counts
 
 
 def _date_prior(q: LexicalQuery, moment: int, p: LexicalParams) -> float:
@@ -131,14 +139,12 @@ def _date_prior(q: LexicalQuery, moment: int, p: LexicalParams) -> float:
     return max(0.0, 1.0 - days / (window + 1))
 
 
-def _session_prior(q: LexicalQuery, rows: Sequence[PoolRow]) -> dict[str, float]:
+def _session_prior(matches: Sequence[tuple[PoolRow, dict[str, float]]]) -> dict[str, float]:
     """Each session's share of the query's words found among its candidate turns."""
     covered: dict[str, set[str]] = defaultdict(set)
-    wanted = set(q.terms)
-    for row in rows:
+    for row, counts in matches:
         if row.session is not None:
-            for field in row.fields:
-                covered[row.session].update(wanted.intersection(field))
+            covered[row.session].update(counts)
     best = max((len(c) for c in covered.values()), default=0)
     return {s: len(c) / best for s, c in covered.items()} if best else {}
 
@@ -156,18 +162,19 @@ def score_pool(
     avgdl = max(total_length / n, 1.0)
     idf = {t: _idf(dfs.get(t, 0), n) for t in q.terms}
     scale = sum(idf.values()) / (3.0 * len(idf)) if idf else 0.0
-    sessions = _session_prior(q, rows) if p.session else {}
+    weights = (1.0, *p.context)
+    matches = [(row, c) for row in rows if (c := _term_counts(q, row, *p.context))]
+    sessions = _session_prior(matches) if p.session else {}
     scored: list[tuple[int, float]] = []
-    for row in rows:
-        base = _bm25(q, row, idf, avgdl, p)
-        if base <= 0.0:
-            continue
+    for row, counts in matches:
+        norm = p.k1 * (1.0 - p.b + p.b * row.length(weights) / avgdl)
+        base = sum(idf[t] * f * (p.k1 + 1.0) / (f + norm) for t, f in counts.items())
         prior = 0.0
         if row.speaker is not None and row.speaker in q.speakers:
             prior += p.speaker
         if row.session is not None:
             prior += p.session * sessions.get(row.session, 0.0)
-        if q.asks_when and TIME_TERMS.intersection(row.fields[0]):
+        if q.asks_when and _TIME.search(row.fields[0]):
             prior += p.time_words
         prior += p.date * _date_prior(q, row.moment, p)
         scored.append((row.rowid, base + scale * prior))

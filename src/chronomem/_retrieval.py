@@ -24,6 +24,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ._entities import entity_key, query_keys
@@ -45,9 +46,9 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {"bm25": 1.0, "jaccard": 0.0, "entity": 1
 RRF_K = 60
 
 CHANNEL_DEPTH = 100
-POOL_DEPTH = 300
-RARE_DF = 400
-COMMON_DEPTH = 60
+POOL_DEPTH = 100
+RARE_DF = 100
+COMMON_DEPTH = 100
 MAX_QUERY_WORDS = 12
 MAX_QUERY_ENTITIES = 12
 PER_ENTITY = 60
@@ -97,16 +98,15 @@ def _split_by_frequency(
     conn: sqlite3.Connection, words: Sequence[str]
 ) -> tuple[list[str], list[str]]:
     """Rare and common query terms; a term's postings are counted only up to RARE_DF + 1."""
-    rare: list[str] = []
-    common: list[str] = []
-    for word in words:
-        (df,) = conn.execute(
-            "SELECT count(*) FROM (SELECT rowid FROM chronomem_lex WHERE chronomem_lex MATCH ?"
-            " LIMIT ?)",
-            (_quoted(word), RARE_DF + 1),
-        ).fetchone()
-        if df:
-            (rare if df <= RARE_DF else common).append(word)
+    probe = (
+        "(SELECT count(*) FROM (SELECT 1 FROM chronomem_lex WHERE chronomem_lex MATCH ? LIMIT ?))"
+    )
+    counts = conn.execute(
+        "SELECT " + ", ".join([probe] * len(words)),
+        [x for w in words for x in (_quoted(w), RARE_DF + 1)],
+    ).fetchone()
+    rare = [w for w, df in zip(words, counts, strict=True) if 0 < df <= RARE_DF]
+    common = [w for w, df in zip(words, counts, strict=True) if df > RARE_DF]
     return rare, common
 
 
@@ -126,6 +126,11 @@ def _pool_rows(
             WHERE chronomem_lex MATCH ? AND {where} ORDER BY {order} LIMIT ?""",
         (" OR ".join(_quoted(w) for w in words), *params, depth),
     ).fetchall()
+
+
+@lru_cache(maxsize=4096)
+def _speaker_key(speaker: str) -> str:
+    return entity_key(speaker)
 
 
 def _statistics(
@@ -166,11 +171,7 @@ def _lexical(
     newest = _pool_rows(conn, common, view, "chronomem_lex.rowid DESC", COMMON_DEPTH)
     rows += [r for r in newest if r[0] not in seen]
     meta = {r[0]: (r[4], r[5]) for r in rows}
-    pool = [
-        PoolRow(r[0], entity_key(r[1]) if r[1] else None, r[2], r[3],
-                (r[8].split(), r[9].split(), r[10].split()))
-        for r in rows
-    ]  # fmt: skip
+    pool = [PoolRow.of(r[0], _speaker_key(r[1]) if r[1] else None, *r[2:4], *r[8:11]) for r in rows]
     dfs, corpus = _statistics(conn, view.owner, terms)
     lexical = score_pool(q, pool, dfs, corpus, params)
     qset = set(jaccard_terms(query))
