@@ -3,18 +3,20 @@
 An entity is a run of proper-noun-like tokens (``Alice``, ``Project Falcon``), a product or model
 code (``ThinkPad T14``, ``TN-2420``), a quoted term, an e-mail address, a URL or an @handle. Its
 key folds case, Unicode compatibility forms and in-word punctuation, so ``TN-2420``, ``tn2420``
-and full-width forms resolve to one entity, and ``ThinkPad T14`` / ``thinkpad t14`` to another.
+and full-width forms resolve to one entity, and ``ThinkPad T14``, ``thinkpad t14``,
+``ThinkPad-T14``, ``thinkpad_t14`` and ``ThinkPad/T14`` to another.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+import sqlite3
 import unicodedata
 
 from ._tokens import STOP_WORDS
 
-__all__ = ["entity_key", "extract_entities", "query_keys"]
+__all__ = ["entity_key", "extract_entities", "query_keys", "rekey_entities"]
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")  # lookbehind: linear time
 _URL = re.compile(r"\bhttps?://[^\s<>\"']+", re.IGNORECASE)
@@ -30,14 +32,43 @@ _MAX_WORDS = 6
 
 
 def entity_key(name: str) -> str:
-    """The normal form two spellings of one entity share."""
+    """The normal form two spellings of one entity share.
+
+    Case and Unicode compatibility forms fold; an e-mail, URL or @handle keeps its form.
+    Otherwise each whitespace-separated word is cut at its punctuation (``- _ / . '`` and the
+    like) into runs of letters and digits, which are joined again, except that punctuation
+    next to a code mixing letters and digits (``T14``, ``S25``) separates words as a space
+    does. So ``TN-2420``, ``TN_2420`` and ``tn2420`` agree, ``Wi-Fi`` and ``wifi`` agree, and
+    ``ThinkPad-T14``, ``thinkpad_t14``, ``ThinkPad/T14`` and ``ThinkPad T-14`` all read
+    ``thinkpad t14``. Whitespace stays a word break (``TN 2420`` is another entity), which
+    recall relies on to extend a key word by word (``thinkpad`` -> ``thinkpad t14``). A
+    possessive ``'s`` is dropped, and a trailing ``+`` or ``#`` kept (``C``, ``C++``, ``C#``).
+    """
     text = unicodedata.normalize("NFKC", name).casefold().strip()
     if _EMAIL.fullmatch(text) or text.startswith("@"):
         return text
     if _URL.match(text):
         return text.rstrip("/.,;")
-    words = ("".join(ch for ch in word if ch.isalnum()) for word in text.split())
-    return " ".join(w for w in words if w)
+    return " ".join(w for w in map(_word_key, text.split()) if w)
+
+
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+_SEGMENT = re.compile(r"[^\W_]+")  # a run of letters and digits between punctuation
+_TAIL = re.compile(r"[+#]+$")  # c++, c#, f#
+
+
+def _is_code(segment: str) -> bool:
+    return not segment.isalpha() and not segment.isdigit()
+
+
+def _word_key(word: str) -> str:
+    tail = _TAIL.search(word)
+    segments = _SEGMENT.findall(_POSSESSIVE.sub("", word))
+    key = "".join(
+        (" " if i and (_is_code(segments[i - 1]) or _is_code(seg)) else "") + seg
+        for i, seg in enumerate(segments)
+    )
+    return key + tail.group() if key and tail else key
 
 
 def _is_proper(tok: str) -> bool:
@@ -117,3 +148,58 @@ def query_keys(query: str) -> list[tuple[str, float]]:
             seen.add(key)
             out.append((key, weight))
     return out[:24]
+
+
+def rekey_entities(conn: sqlite3.Connection) -> int:
+    """Recompute every stored entity key after :func:`entity_key` changed; returns rows changed.
+
+    For a schema migration, inside its write transaction. A key was always ``entity_key`` of
+    the entity's name, so the name gives the new key. Entities whose new keys coincide (one
+    owner's ``ThinkPad T14`` and ``ThinkPad-T14``) merge into the oldest: its facts gain the
+    others' links, and co-occurrence weights are recounted from the facts for the survivors.
+    """
+    rows = conn.execute("SELECT id, owner, key, name FROM chronomem_entities ORDER BY id")
+    keeper: dict[tuple[str, str], int] = {}
+    merges: list[tuple[int, int]] = []
+    renames: list[tuple[str, int]] = []
+    for entity_id, owner, key, name in rows.fetchall():
+        new = entity_key(name) or key  # a name that folds to nothing keeps the key it has
+        survivor = keeper.setdefault((owner, new), entity_id)
+        if survivor != entity_id:
+            merges.append((entity_id, survivor))
+        elif new != key:
+            renames.append((new, entity_id))
+    for gone, survivor in merges:
+        conn.execute(
+            """INSERT OR IGNORE INTO chronomem_fact_entities (entity_id, fact_rowid)
+               SELECT ?, fact_rowid FROM chronomem_fact_entities WHERE entity_id = ?""",
+            (survivor, gone),
+        )
+        conn.execute("DELETE FROM chronomem_fact_entities WHERE entity_id = ?", (gone,))
+        conn.execute("DELETE FROM chronomem_entity_links WHERE src = ? OR dst = ?", (gone, gone))
+        conn.execute("DELETE FROM chronomem_entities WHERE id = ?", (gone,))
+    _recount_links(conn, sorted({survivor for _, survivor in merges}))
+    # Two steps, so a new key that another row still holds for a moment never trips UNIQUE.
+    conn.executemany(
+        "UPDATE chronomem_entities SET key = ? WHERE id = ?",
+        [(f"\x00{entity_id}", entity_id) for _, entity_id in renames],
+    )
+    conn.executemany("UPDATE chronomem_entities SET key = ? WHERE id = ?", renames)
+    return len(merges) + len(renames)
+
+
+def _recount_links(conn: sqlite3.Connection, entity_ids: list[int]) -> None:
+    """Set each link of these entities to the number of facts naming both ends."""
+    for entity_id in entity_ids:
+        conn.execute(
+            "DELETE FROM chronomem_entity_links WHERE src = ? OR dst = ?", (entity_id, entity_id)
+        )
+        conn.execute(
+            """INSERT INTO chronomem_entity_links (src, dst, weight)
+               SELECT a.entity_id, b.entity_id, count(*) FROM chronomem_fact_entities a
+               JOIN chronomem_fact_entities b
+                 ON b.fact_rowid = a.fact_rowid AND b.entity_id != a.entity_id
+               WHERE a.entity_id = ? OR b.entity_id = ?
+               GROUP BY a.entity_id, b.entity_id""",
+            (entity_id, entity_id),
+        )

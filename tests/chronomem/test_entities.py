@@ -50,8 +50,8 @@ def test_caller_supplied_entities_win(tmp_path: object) -> None:
 
     with ChronoMem(":memory:") as mem:
         fid = mem.remember("Alice Smith fixed it", entities=["Project Falcon"])
-        assert mem.get(fid).entities == ("Project Falcon",)
-        assert [f.id for f in mem.timeline("project falcon")] == [fid]
+        assert mem.get(fid)["entities"] == ("Project Falcon",)
+        assert [f["id"] for f in mem.timeline("project falcon")] == [fid]
         assert mem.timeline("Alice Smith") == []
 
 
@@ -72,3 +72,111 @@ def test_extraction_is_deterministic_and_total(text: str) -> None:
     assert first == extract_entities(text)
     assert len(first) <= 32
     assert all(entity_key(name) for name in first)
+
+
+THINKPAD = ["ThinkPad T14", "ThinkPad-T14", "thinkpad_t14", "ThinkPad/T14", "thinkpad.t14"]
+THINKPAD += ["THINKPAD  T14", "ThinkPad T-14", "ＴｈｉｎｋＰａｄ　Ｔ１４"]  # noqa: RUF001 -- full-width on purpose
+
+
+@pytest.mark.parametrize(
+    "variants",
+    [
+        THINKPAD,
+        ["TN-2420", "TN_2420", "TN/2420", "tn.2420", "tn2420"],
+        ["Galaxy S25", "Galaxy-S25", "galaxy_s25", "GALAXY/S25"],
+        ["X1 Carbon", "X1-Carbon", "x1_carbon"],
+        ["Alice", "Alice's", "alice\u2019s", "ALICE"],
+        ["O'Brien", "OBrien", "o\u2019brien"],
+    ],
+)
+def test_punctuation_variants_share_one_key(variants: list[str]) -> None:
+    assert len({entity_key(v) for v in variants}) == 1
+
+
+@pytest.mark.parametrize(
+    "different",
+    [
+        ["C", "C++", "C#", "F#"],
+        ["TN 2420", "TN-2420"],  # whitespace is a word break: recall extends keys by words
+        ["C0-1", "C0-2", "C01"],
+        ["alice@example.com", "alice.example.com", "@alice"],
+        ["@bob_dev", "@bob-dev", "bob_dev"],
+        ["https://example.org/a_b", "https://example.org/ab"],
+    ],
+)
+def test_distinct_names_keep_distinct_keys(different: list[str]) -> None:
+    assert len({entity_key(v) for v in different}) == len(different)
+
+
+def test_contact_forms_keep_their_spelling() -> None:
+    assert entity_key("Alice.Smith+news@Example.COM") == "alice.smith+news@example.com"
+    assert entity_key("@Bob_Dev") == "@bob_dev"
+    assert entity_key("https://Example.org/a_b/") == "https://example.org/a_b"
+
+
+@given(st.text(max_size=40))
+def test_a_key_is_its_own_key(text: str) -> None:
+    key = entity_key(text)
+    assert entity_key(key) == key
+
+
+@pytest.mark.parametrize("spelling", THINKPAD)
+def test_timeline_finds_every_punctuation_variant(spelling: str) -> None:
+    from chronomem import ChronoMem
+
+    with ChronoMem(":memory:") as mem:
+        ids = [
+            mem.remember("ThinkPad T14 primary interface is Wi-Fi"),
+            mem.remember("The ThinkPad-T14 fan is loud"),
+            mem.remember("Ordered a dock for thinkpad_t14", entities=["thinkpad_t14"]),
+        ]
+        assert [f["id"] for f in mem.timeline(spelling)] == ids
+
+
+def _old_entity_key(name: str) -> str:
+    """The key function of files written before punctuation next to a code split words."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", name).casefold().strip()
+    words = ("".join(ch for ch in word if ch.isalnum()) for word in text.split())
+    return " ".join(w for w in words if w)
+
+
+def test_rekey_merges_entities_an_old_key_kept_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chronomem import ChronoMem, _write
+    from chronomem._entities import rekey_entities
+
+    with ChronoMem(":memory:") as mem:
+        with monkeypatch.context() as m:  # write the way the old version did
+            m.setattr(_write, "entity_key", _old_entity_key)
+            a = mem.remember("ThinkPad T14 fan is loud", entities=["ThinkPad T14", "Alice"])
+            b = mem.remember("ThinkPad-T14 battery is weak", entities=["ThinkPad-T14", "Alice"])
+            c = mem.remember("thinkpad_t14 dock ordered", entities=["thinkpad_t14", "Bob"])
+            d = mem.remember("Alice's desk is by the window", entities=["Alice's"])
+        conn = mem._db.conn  # white-box: the migration step works on the tables
+        assert conn.execute("SELECT count(*) FROM chronomem_entities").fetchone()[0] == 5
+        assert [f["id"] for f in mem.timeline("ThinkPad T14")] == [a]
+        with mem._db.write() as w:
+            assert rekey_entities(w) == 2  # both ThinkPad-T14 spellings and Alice's merge
+        with mem._db.write() as w:
+            assert rekey_entities(w) == 0  # idempotent
+        for spelling in THINKPAD:
+            assert [f["id"] for f in mem.timeline(spelling)] == [a, b, c]
+        assert [f["id"] for f in mem.timeline("Alice")] == [a, b, d]
+        assert [f["id"] for f in mem.timeline("Alice's")] == [a, b, d]
+        names = {r[0]: r[1] for r in conn.execute("SELECT key, name FROM chronomem_entities")}
+        assert names == {"thinkpad t14": "ThinkPad T14", "alice": "Alice", "bob": "Bob"}
+        links = {
+            (src, dst): weight
+            for src, dst, weight in conn.execute(
+                """SELECT s.key, d.key, l.weight FROM chronomem_entity_links l
+                   JOIN chronomem_entities s ON s.id = l.src
+                   JOIN chronomem_entities d ON d.id = l.dst"""
+            )
+        }
+        assert links == {
+            ("thinkpad t14", "alice"): 2.0,
+            ("alice", "thinkpad t14"): 2.0,
+            ("thinkpad t14", "bob"): 1.0,
+            ("bob", "thinkpad t14"): 1.0,
+        }
