@@ -2,7 +2,13 @@
 
 A *chronicum* is one session; an *actum* is one thing that happened in it. Every agent
 reads back the part it needs as its context window through :class:`Chronicarius`, which
-checks the owner on every call. Stores live in :mod:`chronica.stores`.
+names the owner on every call. Stores live in :mod:`chronica.stores`.
+
+Chronicum IDs are scoped by owner: each owner has a namespace of their own, so Alice's and
+Bob's ``"lunch-monday"`` are two chronica, and Bob's first write to that name creates his
+own rather than telling him that Alice has one. A chronicum the caller does not own is, for
+every read, exactly a missing one (:class:`ChronicumNotFoundError`). Actum IDs are unique
+across the whole store.
 """
 
 from ._async import AsyncChronicarius
@@ -12,10 +18,12 @@ from ._errors import (
     ChronicaTypeError,
     ChronicumNotFoundError,
     CorruptDatabaseError,
+    DuplicateActumError,
     EmptyOwnerIDError,
     IdempotencyUnsupportedError,
     InvalidActumError,
     InvalidArgumentError,
+    RestoreUnsupportedError,
     StoreError,
 )
 from ._model import ActorKind, Actum, ActumKind, Chronicum
@@ -25,7 +33,7 @@ from ._validation import (
     MAX_METADATA_BYTES,
     MAX_METADATA_DEPTH,
 )
-from .store import IdempotentStore, Store
+from .store import IdempotentStore, RestorableStore, Store
 
 __all__ = [
     "MAX_CONTENT_BYTES",
@@ -42,11 +50,14 @@ __all__ = [
     "Chronicum",
     "ChronicumNotFoundError",
     "CorruptDatabaseError",
+    "DuplicateActumError",
     "EmptyOwnerIDError",
     "IdempotencyUnsupportedError",
     "IdempotentStore",
     "InvalidActumError",
     "InvalidArgumentError",
+    "RestorableStore",
+    "RestoreUnsupportedError",
     "Store",
     "StoreError",
 ]

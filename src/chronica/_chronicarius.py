@@ -1,51 +1,26 @@
-"""Chronicarius: every rule of chronica, in front of a store that has none."""
+"""Chronicarius: every rule of chronica, in front of a store that has none.
+
+Owners are part of every chronicum's key (see :mod:`chronica.store`): a chronicum is looked
+up as ``(owner_id, chronicum_id)``, so "is this owner allowed to see it?" needs no separate
+check and can never be skipped. Another owner's chronicum is, for a reader, simply absent.
+"""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 
 from . import _validation as check
-from ._errors import ChronicumNotFoundError, IdempotencyUnsupportedError
+from ._errors import ChronicumNotFoundError, IdempotencyUnsupportedError, RestoreUnsupportedError
 from ._ids import new_actum_id
 from ._model import ActorKind, Actum, ActumKind, Chronicum
-from .store import IdempotentStore, Store
+from ._restore import RestoreBatch, checked_batch
+from .store import IdempotentStore, RestorableStore, Store
 
 __all__ = ["Chronicarius"]
 
-_OWNER_CACHE_SIZE = 4096
-
-
-class _OwnerCache:
-    """Remembers which owner holds recently used chronica.
-
-    A chronicum's owner is fixed when it is created and chronica has no delete, so a
-    cached owner can never go stale; caching saves one store round trip per call.
-    """
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._owners: OrderedDict[str, str] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, chronicum_id: str) -> str | None:
-        with self._lock:
-            owner = self._owners.get(chronicum_id)
-            if owner is not None:
-                self._owners.move_to_end(chronicum_id)
-            return owner
-
-    def put(self, chronicum_id: str, owner_id: str) -> None:
-        with self._lock:
-            self._owners[chronicum_id] = owner_id
-            self._owners.move_to_end(chronicum_id)
-            if len(self._owners) > self._size:
-                self._owners.popitem(last=False)
-
 
 class Chronicarius:
-    """The one way in to chronica: validates, checks the owner, assigns IDs, then stores.
+    """The one way in to chronica: validates, names the owner, assigns IDs, then stores.
 
     Example::
 
@@ -63,7 +38,6 @@ class Chronicarius:
             )
         self._store = store
         self._keyed_store = store if isinstance(store, IdempotentStore) else None
-        self._owners = _OwnerCache(_OWNER_CACHE_SIZE)
 
     @property
     def store(self) -> Store:
@@ -73,11 +47,12 @@ class Chronicarius:
     def record_actum(
         self, owner_id: str, actum: Actum, *, idempotency_key: str | None = None
     ) -> Actum:
-        """Validate and append ``actum``, creating its chronicum for ``owner_id`` if new.
+        """Validate and append ``actum``, creating ``owner_id``'s chronicum if it is new.
 
         The returned actum carries the ID chronica assigned and the ``at`` the store
         stamped. With ``idempotency_key``, a retry in the same chronicum returns the actum
-        stored the first time and discards the new payload.
+        stored the first time and discards the new payload. Chronicum IDs are the owner's
+        own: writing to an ID that another owner also uses creates this owner's chronicum.
         """
         owner_id = check.check_owner(owner_id)
         actum = check.validated_actum(actum, new_actum_id())
@@ -85,10 +60,13 @@ class Chronicarius:
             idempotency_key = check.check_idempotency_key(idempotency_key)
             if self._keyed_store is None:
                 raise IdempotencyUnsupportedError(self._store)
-        self._check_owner(owner_id, actum.chronicum_id, create=True)
-        if idempotency_key is None or self._keyed_store is None:
-            return self._store.record(actum)
-        return self._keyed_store.record_once(actum, idempotency_key)
+        try:
+            return self._append(owner_id, actum, idempotency_key)
+        except ChronicumNotFoundError:
+            # The first write: create the chronicum, then append. Racing first writes by
+            # one owner all get the one chronicum the store keeps.
+            self._store.create(actum.chronicum_id, owner_id=owner_id)
+            return self._append(owner_id, actum, idempotency_key)
 
     def get_acta(
         self,
@@ -109,35 +87,54 @@ class Chronicarius:
         last_n = check.check_last_n(last_n)
         kinds = check.check_kinds("actum_kinds", actum_kinds, ActumKind)
         actors = check.check_kinds("actor_kinds", actor_kinds, ActorKind)
-        self._check_owner(owner_id, chronicum_id, create=False)
         return self._store.acta(
             chronicum_id,
+            owner_id=owner_id,
             last_n=last_n,
             actum_kinds=sorted(kinds) if kinds else None,
             actor_kinds=sorted(actors) if actors else None,
         )
 
     def get_chronicum(self, owner_id: str, chronicum_id: str) -> Chronicum:
-        """Return the chronicum if ``owner_id`` owns it; otherwise it is not found."""
+        """Return ``owner_id``'s chronicum; another owner's is not found, like a missing one."""
         owner_id = check.check_owner(owner_id)
         chronicum_id = check.check_chronicum_id(chronicum_id)
-        chronicum = self._store.get(chronicum_id)
-        if chronicum.owner_id != owner_id:
-            raise ChronicumNotFoundError(chronicum_id)
-        self._owners.put(chronicum_id, chronicum.owner_id)
-        return chronicum
+        return self._store.get(chronicum_id, owner_id=owner_id)
 
-    def _check_owner(self, owner_id: str, chronicum_id: str, *, create: bool) -> None:
-        owner = self._owners.get(chronicum_id)
-        if owner is None:
-            try:
-                owner = self._store.get(chronicum_id).owner_id
-            except ChronicumNotFoundError:
-                if not create:
-                    raise
-                # Two first writers may race here; the store keeps exactly one, and
-                # whoever lost sees another owner and gets not-found below.
-                owner = self._store.create(chronicum_id, owner_id).owner_id
-            self._owners.put(chronicum_id, owner)
-        if owner != owner_id:
-            raise ChronicumNotFoundError(chronicum_id)
+    def check_restore(
+        self, owner_id: str, chronica: Iterable[Chronicum], acta: Iterable[Actum]
+    ) -> None:
+        """Check an import as :meth:`restore` would, writing nothing.
+
+        For a caller that must know an import will be accepted before it writes anything
+        else (chronomem checks sessions before it imports facts). Raises what
+        :meth:`restore` would raise for the same records.
+        """
+        self._checked_restore(owner_id, chronica, acta)
+
+    def restore(self, owner_id: str, chronica: Iterable[Chronicum], acta: Iterable[Actum]) -> int:
+        """Bring back exported chronica and acta for ``owner_id``: all of it, or nothing.
+
+        Every chronicum and actum must pass the rules of :meth:`record_actum` (content,
+        NUL, lengths, kinds, metadata) and keeps what the export recorded: actum IDs,
+        ``at`` and order, and each chronicum's ``created_at`` (one that exists keeps its
+        own). Each actum's chronicum must be in ``chronica``; ``Chronicum.owner_id`` must be
+        ``owner_id``. The store writes the batch in one transaction; acta it already holds
+        in the same chronicum are skipped, so restoring one export twice changes nothing.
+        An actum ID stored elsewhere raises :class:`chronica.DuplicateActumError`.
+        Returns how many acta were newly stored.
+        """
+        store, batch = self._checked_restore(owner_id, chronica, acta)
+        return store.restore(batch.chronica, batch.acta, owner_id=batch.owner_id)
+
+    def _checked_restore(
+        self, owner_id: str, chronica: Iterable[Chronicum], acta: Iterable[Actum]
+    ) -> tuple[RestorableStore, RestoreBatch]:
+        if not isinstance(self._store, RestorableStore):
+            raise RestoreUnsupportedError(self._store)
+        return self._store, checked_batch(owner_id, chronica, acta)
+
+    def _append(self, owner_id: str, actum: Actum, idempotency_key: str | None) -> Actum:
+        if idempotency_key is None or self._keyed_store is None:
+            return self._store.record(actum, owner_id=owner_id)
+        return self._keyed_store.record_once(actum, idempotency_key, owner_id=owner_id)

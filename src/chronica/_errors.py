@@ -11,10 +11,12 @@ __all__ = [
     "ChronicaTypeError",
     "ChronicumNotFoundError",
     "CorruptDatabaseError",
+    "DuplicateActumError",
     "EmptyOwnerIDError",
     "IdempotencyUnsupportedError",
     "InvalidActumError",
     "InvalidArgumentError",
+    "RestoreUnsupportedError",
     "StoreError",
 ]
 
@@ -77,6 +79,28 @@ class IdempotencyUnsupportedError(ChronicaError):
             f"{type(store).__name__} does not implement IdempotentStore; "
             "an idempotency key cannot be honoured"
         )
+
+
+class RestoreUnsupportedError(ChronicaError):
+    """A restore was asked of a store that is not a :class:`chronica.RestorableStore`."""
+
+    def __init__(self, store: object) -> None:
+        super().__init__(
+            f"{type(store).__name__} does not implement RestorableStore; it cannot restore acta"
+        )
+
+
+class DuplicateActumError(ChronicaError):
+    """An actum ID is already stored: actum IDs are unique in a whole store.
+
+    Chronica mints IDs from the OS's entropy, so a live write meets this only if something
+    forged an ID; a restore meets it when an export's acta are already stored under another
+    chronicum or owner. Nothing is stored when it is raised.
+    """
+
+    def __init__(self, actum_id: str) -> None:
+        super().__init__(f"actum {actum_id!r} is already stored (actum IDs are unique)")
+        self.actum_id = actum_id
 
 
 class StoreError(ChronicaError):

@@ -36,7 +36,11 @@ class ActorKind(str, enum.Enum):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Chronicum:
-    """One session, bound for life to the owner who first wrote to it."""
+    """One session of one owner; its ``id`` names it among that owner's chronica only.
+
+    Chronicum IDs are scoped by owner: another owner may have a chronicum of the same ID,
+    which is a different chronicum that neither of them can see.
+    """
 
     id: str
     owner_id: str

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 from ._errors import (
@@ -17,8 +18,8 @@ from ._errors import (
     InvalidActumError,
     InvalidArgumentError,
 )
-from ._frozen import EMPTY, FrozenDict, freeze
-from ._model import ActorKind, Actum, ActumKind, Chronicum
+from ._frozen import EMPTY, FrozenDict, load_metadata
+from ._model import ActorKind, Actum, ActumKind
 
 __all__ = [
     "MAX_CONTENT_BYTES",
@@ -29,9 +30,10 @@ __all__ = [
     "check_idempotency_key",
     "check_kinds",
     "check_last_n",
+    "check_moment",
     "check_owner",
-    "check_restorable",
     "check_seconds",
+    "restorable_actum",
     "validated_actum",
 ]
 
@@ -182,9 +184,9 @@ def _check_metadata(metadata: object) -> FrozenDict:
         raise InvalidActumError("metadata", f"is nested deeper than {MAX_METADATA_DEPTH} levels")
     try:
         encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-        # Round-tripping gives the caller's mapping back as plain JSON types, detached from
+        # Round-tripping gives the caller's mapping back as frozen JSON types, detached from
         # any object they might mutate later, with only string keys.
-        copy: dict[str, Any] = json.loads(encoded)
+        copy = load_metadata(encoded)
     except (TypeError, ValueError) as e:
         raise InvalidActumError("metadata", f"is not JSON-serialisable ({e})") from None
     if any(not isinstance(key, str) for key in metadata):
@@ -194,25 +196,27 @@ def _check_metadata(metadata: object) -> FrozenDict:
         raise InvalidActumError("metadata", problem)
     if len(encoded.encode("utf-8")) > MAX_METADATA_BYTES:
         raise InvalidActumError("metadata", f"is larger than {MAX_METADATA_BYTES} bytes as JSON")
-    frozen: FrozenDict = freeze(copy)
-    return frozen
+    return copy
 
 
 def _deeper_than(value: object, limit: int) -> bool:
-    """Whether containers nest deeper than ``limit``; a loop, so depth never costs stack."""
-    stack: list[tuple[object, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, Mapping):
-            children: Iterable[object] = item.values()
-        elif isinstance(item, (list, tuple)):
-            children = item
-        else:
-            continue
-        if depth > limit:
-            return True  # also how a container that holds itself ends the walk
-        stack.extend((child, depth + 1) for child in children)
-    return False
+    """Whether dicts and lists nest deeper than ``limit``; a loop, so depth costs no stack.
+
+    Walks one level at a time and follows only containers, so flat metadata costs one pass
+    over its values. Only dicts, lists and tuples can nest in JSON; any other container is
+    refused by the encoder afterwards.
+    """
+    containers = (dict, list, tuple)
+    level: list[Any] = [value]
+    for _ in range(limit):
+        below: list[Any] = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            below.extend(child for child in children if isinstance(child, containers))
+        if not below:
+            return False
+        level = below
+    return True  # also how a container that holds itself ends the walk
 
 
 def _nul_in_json(value: object) -> str | None:
@@ -231,10 +235,45 @@ def _nul_in_json(value: object) -> str | None:
 def validated_actum(actum: object, new_id: str) -> Actum:
     """Check every field of ``actum`` and return a copy ready for a store.
 
-    The copy has kinds normalised to enums, metadata detached from the caller's objects,
-    ``id`` set to ``new_id`` and no ``at``: chronica replaces the caller's ID, and the
-    store stamps the time. Building the copy once here keeps the append path short.
+    The copy has kinds normalised to enums, metadata frozen and detached from the caller's
+    objects, ``id`` set to ``new_id`` and no ``at``: chronica replaces the caller's ID, and
+    the store stamps the time. Building the copy once here keeps the append path short.
     """
+    return _checked(actum, new_id, None)
+
+
+def restorable_actum(actum: object) -> Actum:
+    """Check an exported actum by the rules of a live write, keeping its ``id`` and ``at``.
+
+    The one difference from :func:`validated_actum` is what an export carries and a live
+    write does not: the ID chronica minted then (any usable identifier) and the time the
+    store stamped (timezone-aware, returned in UTC).
+    """
+    if not isinstance(actum, Actum):
+        raise ChronicaTypeError("actum", "an Actum", actum)
+    actum_id = _check_identifier("id", actum.id, InvalidActumError)
+    return _checked(actum, actum_id, check_moment("at", actum.at, InvalidActumError))
+
+
+def check_moment(field: str, value: object, error: _ErrorType) -> datetime:
+    """Return ``value`` in UTC if it is a timezone-aware time that UTC can hold, else raise.
+
+    A time near year 9999 in a negative offset is year 10000 in UTC, which ``datetime``
+    cannot represent: stored, it would break every later read, so it is refused here.
+    """
+    if not isinstance(value, datetime):
+        raise ChronicaTypeError(
+            ("actum." if error is InvalidActumError else "") + field, "a datetime", value
+        )
+    if value.utcoffset() is None:
+        raise error(field, "must be timezone-aware")
+    try:
+        return value.astimezone(timezone.utc)
+    except OverflowError:
+        raise error(field, "is outside the range of times UTC can hold (years 1 to 9999)") from None
+
+
+def _checked(actum: object, actum_id: str, at: datetime | None) -> Actum:
     if not isinstance(actum, Actum):
         raise ChronicaTypeError("actum", "an Actum", actum)
     kind = _as_enum("kind", actum.kind, ActumKind, InvalidActumError)
@@ -252,18 +291,6 @@ def validated_actum(actum: object, new_id: str) -> Actum:
         actor=actum.actor,
         content=content,
         metadata=metadata,
-        id=new_id,
+        id=actum_id,
+        at=at,
     )
-
-
-def check_restorable(chronicum: Chronicum, acta: Sequence[Actum]) -> None:
-    """Refuse an import whose acta belong elsewhere or lack the time they were stamped with.
-
-    Stores call this from ``restore`` (the lossless import path), which takes acta as they
-    were exported rather than through :class:`chronica.Chronicarius`.
-    """
-    for actum in acta:
-        if actum.chronicum_id != chronicum.id:
-            raise InvalidArgumentError("acta", f"actum {actum.id} belongs to another chronicum")
-        if actum.at is None or actum.at.utcoffset() is None:
-            raise InvalidArgumentError("acta", f"actum {actum.id} has no timezone-aware at")

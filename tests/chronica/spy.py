@@ -15,42 +15,53 @@ class SpyStore(InMemoryStore):
         super().__init__()
         self.calls: list[str] = []
 
-    def create(self, chronicum_id: str, owner_id: str) -> Chronicum:
+    def create(self, chronicum_id: str, *, owner_id: str) -> Chronicum:
         self.calls.append("create")
-        return super().create(chronicum_id, owner_id)
+        return super().create(chronicum_id, owner_id=owner_id)
 
-    def get(self, chronicum_id: str) -> Chronicum:
+    def get(self, chronicum_id: str, *, owner_id: str) -> Chronicum:
         self.calls.append("get")
-        return super().get(chronicum_id)
+        return super().get(chronicum_id, owner_id=owner_id)
 
-    def record(self, actum: Actum) -> Actum:
+    def record(self, actum: Actum, *, owner_id: str) -> Actum:
         self.calls.append("record")
-        return super().record(actum)
+        return super().record(actum, owner_id=owner_id)
 
-    def record_once(self, actum: Actum, idempotency_key: str) -> Actum:
+    def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
         self.calls.append("record_once")
-        return super().record_once(actum, idempotency_key)
+        return super().record_once(actum, idempotency_key, owner_id=owner_id)
 
     def acta(
         self,
         chronicum_id: str,
         *,
+        owner_id: str,
         last_n: int = 0,
         actum_kinds: Sequence[ActumKind] | None = None,
         actor_kinds: Sequence[ActorKind] | None = None,
     ) -> list[Actum]:
         self.calls.append("acta")
         return super().acta(
-            chronicum_id, last_n=last_n, actum_kinds=actum_kinds, actor_kinds=actor_kinds
+            chronicum_id,
+            owner_id=owner_id,
+            last_n=last_n,
+            actum_kinds=actum_kinds,
+            actor_kinds=actor_kinds,
         )
+
+    def restore(
+        self, chronica: Sequence[Chronicum], acta: Sequence[Actum], *, owner_id: str
+    ) -> int:
+        self.calls.append("restore")
+        return super().restore(chronica, acta, owner_id=owner_id)
 
     @property
     def writes(self) -> list[str]:
-        return [c for c in self.calls if c in {"create", "record", "record_once"}]
+        return [c for c in self.calls if c in {"create", "record", "record_once", "restore"}]
 
 
 class PlainStore:
-    """A correct store that does not implement IdempotentStore."""
+    """A correct store that implements neither IdempotentStore nor RestorableStore."""
 
     def __init__(self) -> None:
         self._inner = SpyStore()
@@ -59,23 +70,28 @@ class PlainStore:
     def calls(self) -> list[str]:
         return self._inner.calls
 
-    def create(self, chronicum_id: str, owner_id: str) -> Chronicum:
-        return self._inner.create(chronicum_id, owner_id)
+    def create(self, chronicum_id: str, *, owner_id: str) -> Chronicum:
+        return self._inner.create(chronicum_id, owner_id=owner_id)
 
-    def get(self, chronicum_id: str) -> Chronicum:
-        return self._inner.get(chronicum_id)
+    def get(self, chronicum_id: str, *, owner_id: str) -> Chronicum:
+        return self._inner.get(chronicum_id, owner_id=owner_id)
 
-    def record(self, actum: Actum) -> Actum:
-        return self._inner.record(actum)
+    def record(self, actum: Actum, *, owner_id: str) -> Actum:
+        return self._inner.record(actum, owner_id=owner_id)
 
     def acta(
         self,
         chronicum_id: str,
         *,
+        owner_id: str,
         last_n: int = 0,
         actum_kinds: Sequence[ActumKind] | None = None,
         actor_kinds: Sequence[ActorKind] | None = None,
     ) -> list[Actum]:
         return self._inner.acta(
-            chronicum_id, last_n=last_n, actum_kinds=actum_kinds, actor_kinds=actor_kinds
+            chronicum_id,
+            owner_id=owner_id,
+            last_n=last_n,
+            actum_kinds=actum_kinds,
+            actor_kinds=actor_kinds,
         )

@@ -105,22 +105,40 @@ def test_foreign_owner_gets_exactly_what_a_missing_chronicum_gets(
             with pytest.raises(ChronicumNotFoundError) as info:
                 read("mallory", chronicum_id)
             errors.append((type(info.value), str(info.value).replace(chronicum_id, "<id>")))
-        outcomes.append(errors)
+        outcomes.append((errors, list(spy.calls)))  # the same store calls, too
         assert spy.writes == []
-        assert "acta" not in spy.calls
     assert outcomes[0] == outcomes[1]
     assert len(chronicarius.get_acta("ardian", "dinner")) == 1
 
 
-def test_a_foreign_owners_write_is_not_found_and_writes_nothing(
+def test_chronicum_ids_are_scoped_by_owner(chronicarius: Chronicarius) -> None:
+    alices = chronicarius.record_actum("alice", message("Sushi?", chronicum_id="lunch-monday"))
+    # Bob's first write to the same name creates his own chronicum: nothing tells him that
+    # Alice has one, and nothing he writes reaches hers.
+    bobs = chronicarius.record_actum(
+        "bob", message("Tacos.", chronicum_id="lunch-monday"), idempotency_key="k"
+    )
+    assert chronicarius.get_acta("alice", "lunch-monday") == [alices]
+    assert chronicarius.get_acta("bob", "lunch-monday") == [bobs]
+    assert chronicarius.get_chronicum("alice", "lunch-monday").owner_id == "alice"
+    assert chronicarius.get_chronicum("bob", "lunch-monday").owner_id == "bob"
+    again = chronicarius.record_actum(
+        "alice", message("Sushi!", chronicum_id="lunch-monday"), idempotency_key="k"
+    )
+    assert again.id != bobs.id  # keys are the owner's too
+
+
+def test_a_taken_name_and_a_free_one_look_the_same_to_a_newcomer(
     chronicarius: Chronicarius, spy: SpyStore
 ) -> None:
-    original = chronicarius.record_actum("ardian", message())
-    spy.calls.clear()
-    with pytest.raises(ChronicumNotFoundError, match="'dinner' not found"):
-        chronicarius.record_actum("mallory", message("let me in"), idempotency_key="k")
-    assert spy.writes == []
-    assert chronicarius.get_acta("ardian", "dinner") == [original]
+    chronicarius.record_actum("alice", message(chronicum_id="lunch-monday"))
+    seen = []
+    for chronicum_id in ("lunch-monday", "never-used"):
+        spy.calls.clear()
+        stored = chronicarius.record_actum("bob", message(chronicum_id=chronicum_id))
+        window = chronicarius.get_acta("bob", chronicum_id)
+        seen.append((list(spy.calls), window == [stored]))
+    assert seen[0] == seen[1]
 
 
 def test_a_foreign_owners_write_to_a_missing_chronicum_claims_it(
@@ -131,30 +149,21 @@ def test_a_foreign_owners_write_to_a_missing_chronicum_claims_it(
         chronicarius.get_acta("ardian", "new")
 
 
-def _race_two_owners(chronicarius: Chronicarius, cid: str) -> list[str]:
-    def write(i: int) -> str:
-        owner = ("alice", "bob")[i % 2]
-        try:
-            chronicarius.record_actum(owner, message(chronicum_id=cid))
-        except ChronicumNotFoundError:
-            return "refused:" + owner
-        return "stored:" + owner
+def _race_two_owners(chronicarius: Chronicarius, cid: str) -> list[Actum]:
+    def write(i: int) -> Actum:
+        return chronicarius.record_actum(("alice", "bob")[i % 2], message(chronicum_id=cid))
 
     return run_together(8, write)
 
 
-def test_racing_first_writes_by_two_owners_leave_exactly_one_owner() -> None:
+def test_racing_first_writes_give_each_owner_one_chronicum_of_their_own() -> None:
     for attempt in range(20):
         chronicarius = Chronicarius(SpyStore())
         cid = f"race-{attempt}"
-        results = _race_two_owners(chronicarius, cid)
-        winners = {r.split(":")[1] for r in results if r.startswith("stored")}
-        losers = {r.split(":")[1] for r in results if r.startswith("refused")}
-        assert len(winners) == 1
-        assert winners.isdisjoint(losers)
-        (winner,) = winners
-        assert chronicarius.get_chronicum(winner, cid).owner_id == winner
-        assert len(chronicarius.get_acta(winner, cid)) == results.count("stored:" + winner)
+        assert len(_race_two_owners(chronicarius, cid)) == 8
+        for owner in ("alice", "bob"):
+            assert chronicarius.get_chronicum(owner, cid).owner_id == owner
+            assert len(chronicarius.get_acta(owner, cid)) == 4
 
 
 def test_an_idempotent_retry_returns_the_first_actum(chronicarius: Chronicarius) -> None:

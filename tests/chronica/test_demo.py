@@ -13,4 +13,4 @@ def test_demo_tells_the_story() -> None:
     text = "\n".join(lines)
     assert "Retried reply stored once: True" in text
     assert "Another owner asking for the session is refused" in text
-    assert len(store.acta("dinner-friday")) == 10
+    assert len(store.acta("dinner-friday", owner_id="ardian")) == 10

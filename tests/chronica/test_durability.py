@@ -30,8 +30,9 @@ from chronica import (
     ActumKind,
     Chronicarius,
     Chronicum,
-    InvalidArgumentError,
+    ChronicumNotFoundError,
 )
+from chronica._ids import new_actum_id
 from chronica.stores.postgres import PostgresStore
 from chronica.stores.sqlite import SQLiteStore
 
@@ -134,7 +135,7 @@ def _finish(child: _Child) -> Any:
 
 def _create(backend: Backend) -> None:
     with backend.open() as store:
-        store.create(CID, OWNER)
+        store.create(CID, owner_id=OWNER)
 
 
 def test_eight_processes_appending_keep_every_writers_order(backend: Backend) -> None:
@@ -143,7 +144,7 @@ def test_eight_processes_appending_keep_every_writers_order(backend: Backend) ->
     _start_together(children)
     written = [_finish(child) for child in children]
     with backend.open() as store:
-        stored = store.acta(CID)
+        stored = store.acta(CID, owner_id=OWNER)
     assert len(stored) == 2000
     assert len({a.id for a in stored}) == 2000
     for i, ids in enumerate(written):
@@ -156,8 +157,8 @@ def test_processes_creating_one_new_file_at_once_share_it(tmp_path: Path) -> Non
     _start_together(children)
     written = [_finish(child) for child in children]
     with backend.open() as store:
-        stored = store.acta(CID)
-        assert store.get(CID).owner_id == OWNER
+        stored = store.acta(CID, owner_id=OWNER)
+        assert store.get(CID, owner_id=OWNER).owner_id == OWNER
     assert sorted(a.id for a in stored) == sorted(i for ids in written for i in ids)
 
 
@@ -167,7 +168,7 @@ def test_forty_processes_racing_one_key_store_exactly_one(backend: Backend) -> N
     _start_together(children)
     returned = {_finish(child) for child in children}
     with backend.open() as store:
-        stored = store.acta(CID)
+        stored = store.acta(CID, owner_id=OWNER)
     assert len(stored) == 1
     assert returned == {stored[0].id}
 
@@ -184,7 +185,7 @@ def _crash_once(backend: Backend, rng: random.Random, name: str) -> None:
         while True:  # IDs the child sent before it died were acknowledged too
             acknowledged.append(child.receive())
     with backend.open() as store:
-        stored = [a.id for a in store.acta(CID) if a.actor == name]
+        stored = [a.id for a in store.acta(CID, owner_id=OWNER) if a.actor == name]
     assert stored[: len(acknowledged)] == acknowledged
     # At most the one write in flight when the kill landed may be stored unacknowledged.
     assert len(stored) - len(acknowledged) in (0, 1)
@@ -217,10 +218,10 @@ def test_reopened_store_returns_identical_acta_in_identical_order(backend: Backe
     with backend.open() as store:
         chronicarius = Chronicarius(store)
         sent = [chronicarius.record_actum(OWNER, _actum(i)) for i in range(50)]
-        chronicum = store.get(CID)
+        chronicum = store.get(CID, owner_id=OWNER)
     with backend.open() as store:
-        assert store.acta(CID) == sent
-        assert store.get(CID) == chronicum
+        assert store.acta(CID, owner_id=OWNER) == sent
+        assert store.get(CID, owner_id=OWNER) == chronicum
         assert Chronicarius(store).get_acta(OWNER, CID, last_n=7) == sent[-7:]
 
 
@@ -229,21 +230,26 @@ def test_export_and_restore_are_lossless_and_repeatable(backend: Backend) -> Non
         chronicarius = Chronicarius(store)
         sent = [chronicarius.record_actum(OWNER, _actum(i)) for i in range(20)]
         chronicarius.record_actum("bea", _actum(0, chronicum_id="gift"))
-        exported = [(c, store.acta(c.id)) for c in store.chronica()]
-    assert [c.id for c, _ in exported] == [CID, "gift"]
+        beas = chronicarius.record_actum("bea", _actum(1))  # her own chronicum of that name
+        exported = [(c, store.acta(c.id, owner_id=c.owner_id)) for c in store.chronica()]
+        source_seen = store.chronica()
+    assert [(c.owner_id, c.id) for c, _ in exported] == [
+        (OWNER, CID),
+        ("bea", "gift"),
+        ("bea", CID),
+    ]
     assert exported[0][1] == sent
-    with backend.open() as source:
-        source_seen = source.chronica()
-    other = _other_store(backend)
-    with other:
-        for _ in range(2):  # the second import finds every ID and adds nothing
-            for chronicum, acta in exported:
-                other.restore(chronicum, acta)
+    assert exported[2][1] == [beas]
+    with _other_store(backend) as other:
+        restoring = Chronicarius(other)
+        for attempt in range(2):  # the second import finds every ID and adds nothing
+            added = [restoring.restore(c.owner_id, [c], acta) for c, acta in exported]
+            assert added == ([20, 1, 1] if attempt == 0 else [0, 0, 0])
         assert other.chronica() == source_seen
         for chronicum, acta in exported:
-            assert other.acta(chronicum.id) == acta
-        later = Chronicarius(other).record_actum(OWNER, _actum(99))
-        assert other.acta(CID) == [*sent, later]
+            assert other.acta(chronicum.id, owner_id=chronicum.owner_id) == acta
+        later = restoring.record_actum(OWNER, _actum(99))
+        assert other.acta(CID, owner_id=OWNER) == [*sent, later]
 
 
 def _other_store(backend: Backend) -> SQLiteStore | PostgresStore:
@@ -252,20 +258,42 @@ def _other_store(backend: Backend) -> SQLiteStore | PostgresStore:
     return PostgresStore(backend.spec["dsn"], schema=backend.spec["schema"] + "_restored")
 
 
-def test_restore_refuses_a_foreign_owner_and_stray_acta(backend: Backend) -> None:
-    at = datetime.now(timezone.utc)
-    with backend.open() as store:
-        store.create(CID, OWNER)
-        mine = Chronicum(id=CID, owner_id="mallory", created_at=at)
-        with pytest.raises(InvalidArgumentError):
-            store.restore(mine, [])
-        ours = store.get(CID)
-        stray = dataclasses.replace(_actum(1, chronicum_id="elsewhere"), id="x", at=at)
-        with pytest.raises(InvalidArgumentError):
-            store.restore(ours, [stray])
-        naive = dataclasses.replace(_actum(1), id="y", at=at.replace(tzinfo=None))
-        with pytest.raises(InvalidArgumentError):
-            store.restore(ours, [naive])
-        early = dataclasses.replace(_actum(1), id="z", at=at - timedelta(days=400))
-        store.restore(ours, [early])
-        assert store.acta(CID) == [early]
+RESTORED_ACTA = 3_000
+
+
+def _restore_child(spec: dict[str, str], chronicum_id: str, pipe: Connection) -> None:
+    """Restore one big chronicum in one call, saying when it starts (to be killed meanwhile)."""
+    try:
+        at = datetime.now(timezone.utc) - timedelta(days=1)
+        chronicum = Chronicum(id=chronicum_id, owner_id=OWNER, created_at=at)
+        acta = [
+            dataclasses.replace(_actum(i, chronicum_id=chronicum_id), id=new_actum_id(), at=at)
+            for i in range(RESTORED_ACTA)
+        ]
+        c = Chronicarius(_open(spec))
+        pipe.send("restoring")
+        pipe.send(c.restore(OWNER, [chronicum], acta))
+    except BaseException:
+        pipe.send(("error", traceback.format_exc()))
+        raise
+
+
+def test_a_restore_killed_midway_leaves_all_or_nothing(backend: Backend) -> None:
+    rng = random.Random(os.getpid())
+    for attempt in range(6):
+        chronicum_id = f"imported-{attempt}"
+        ours, theirs = _CTX.Pipe()
+        process = _CTX.Process(target=_restore_child, args=(backend.spec, chronicum_id, theirs))
+        process.start()
+        theirs.close()
+        child = _Child(process, ours)
+        assert child.receive() == "restoring"
+        time.sleep(rng.uniform(0, 0.15))
+        process.kill()
+        process.join(30)
+        with backend.open() as store:
+            try:
+                stored = len(store.acta(chronicum_id, owner_id=OWNER))
+            except ChronicumNotFoundError:
+                stored = 0
+        assert stored in (0, RESTORED_ACTA), f"a killed restore left {stored} acta"

@@ -1,6 +1,10 @@
-"""The in-memory store passes the full store contract."""
+"""The in-memory store passes the full store contract, restores included."""
 
-from chronica.storeconformance import IdempotentStoreContract, StoreContract
+from chronica.storeconformance import (
+    IdempotentStoreContract,
+    RestorableStoreContract,
+    StoreContract,
+)
 from chronica.stores.inmemory import InMemoryStore
 
 
@@ -10,5 +14,10 @@ class TestInMemoryStore(StoreContract):
 
 
 class TestInMemoryStoreIdempotency(IdempotentStoreContract):
+    def make_store(self) -> InMemoryStore:
+        return InMemoryStore()
+
+
+class TestInMemoryStoreRestore(RestorableStoreContract):
     def make_store(self) -> InMemoryStore:
         return InMemoryStore()

@@ -6,7 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from chronica.storeconformance import IdempotentStoreContract, StoreContract
+from chronica.storeconformance import (
+    IdempotentStoreContract,
+    RestorableStoreContract,
+    StoreContract,
+)
 from chronica.stores.postgres import PostgresStore
 
 pytestmark = pytest.mark.postgres
@@ -20,6 +24,13 @@ class TestPostgresStore(StoreContract):
 
 
 class TestPostgresStoreIdempotency(IdempotentStoreContract):
+    @pytest.fixture
+    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
+        with PostgresStore(pg_dsn, schema=pg_schema) as store:
+            yield store
+
+
+class TestPostgresStoreRestore(RestorableStoreContract):
     @pytest.fixture
     def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
         with PostgresStore(pg_dsn, schema=pg_schema) as store:

@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from chronica.storeconformance import IdempotentStoreContract, StoreContract
-from chronica.stores import _sqlite_schema
+from chronica.storeconformance import (
+    IdempotentStoreContract,
+    RestorableStoreContract,
+    StoreContract,
+)
+from chronica.stores import _sqlite_rows
 from chronica.stores.sqlite import SQLiteStore
 
 
@@ -26,11 +30,18 @@ class TestSQLiteStoreIdempotency(IdempotentStoreContract):
             yield store
 
 
+class TestSQLiteStoreRestore(RestorableStoreContract):
+    @pytest.fixture
+    def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
+        with SQLiteStore(tmp_path / "chronica.db") as store:
+            yield store
+
+
 class TestSQLiteStoreBuildingActaByConstructor(StoreContract):
     """The fallback used if Actum ever stops being a plain slotted record."""
 
     @pytest.fixture
     def store(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLiteStore]:
-        monkeypatch.setattr(_sqlite_schema, "_DIRECT", False)
+        monkeypatch.setattr(_sqlite_rows, "_DIRECT", False)
         with SQLiteStore(tmp_path / "chronica.db") as store:
             yield store

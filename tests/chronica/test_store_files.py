@@ -129,7 +129,7 @@ def test_a_chronomem_file_gains_chronica_tables(sqlite_path: Path) -> None:
     raw.close()
     with SQLiteStore(sqlite_path) as store:
         stored = Chronicarius(store).record_actum(OWNER, _actum())
-        assert store.acta(CID) == [stored]
+        assert store.acta(CID, owner_id=OWNER) == [stored]
     with sqlite3.connect(sqlite_path) as raw:
         assert raw.execute("SELECT version FROM chronomem_schema").fetchall() == [(1,)]
     raw.close()
@@ -152,17 +152,17 @@ def test_a_closed_store_raises_a_store_error(sqlite_path: Path) -> None:
     store = SQLiteStore(sqlite_path)
     store.close()
     with pytest.raises(StoreError):
-        store.get(CID)
+        store.get(CID, owner_id=OWNER)
 
 
 def test_driver_errors_surface_as_store_errors(sqlite_path: Path) -> None:
     with SQLiteStore(sqlite_path) as store:
-        store.create(CID, OWNER)
+        store.create(CID, owner_id=OWNER)
         with sqlite3.connect(sqlite_path) as raw:
             raw.execute("DROP TABLE chronica_acta")
         raw.close()
         with pytest.raises(StoreError) as caught:
-            store.acta(CID)
+            store.acta(CID, owner_id=OWNER)
         assert isinstance(caught.value.__cause__, sqlite3.Error)
 
 

@@ -1,47 +1,48 @@
-"""chronica's tables inside a SQLite file that chronomem may share: DDL, SQL and row codecs.
+"""chronica's tables inside a SQLite file that chronomem may share: DDL and migrations.
 
 The file may hold chronomem's tables too, so chronica never touches ``PRAGMA user_version``:
 its version lives in ``chronica_schema`` and every object it creates starts with
 ``chronica_``. Opening checks the file *before* changing anything in it, so a file that is
-not ours (or is newer than this code) is left byte-for-byte as it was.
+not ours, is newer than this code, or fails SQLite's integrity check is left byte-for-byte
+as it was. The statements and row codecs live in :mod:`chronica.stores._sqlite_rows`.
+
+Version 2 keys chronica by ``(owner_id, id)``, so each owner has a namespace of their own
+(see :mod:`chronica.store`), and makes actum IDs unique in the file.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import sqlite3
 import time
-from collections.abc import Sequence
-from datetime import datetime, timezone
-from typing import Any
+from collections.abc import Callable
 
 from chronica._errors import CorruptDatabaseError, StoreError
-from chronica._frozen import frozen_metadata, load_metadata
-from chronica._model import ActorKind, Actum, ActumKind, Chronicum
+from chronica._ids import new_actum_id
 
-__all__ = [
-    "BY_KEY",
-    "CHRONICUM",
-    "COLUMNS",
-    "CREATE",
-    "INSERT",
-    "RESTORE",
-    "SCHEMA_VERSION",
-    "actum_params",
-    "prepare",
-    "row_actum",
-    "row_chronicum",
-    "rows_acta",
-    "stamped",
-    "utc_text",
-    "window_sql",
-]
+__all__ = ["SCHEMA_VERSION", "enable_wal", "prepare"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The chronica schema this code writes; a file with a higher version is refused."""
 
-_MIGRATIONS: dict[int, tuple[str, ...]] = {
+
+def _remint_duplicate_ids(conn: sqlite3.Connection) -> None:
+    """Give every actum but the first of a shared ID a new one, so IDs can be made unique.
+
+    Before version 2, processes that seeded ``random`` alike could mint the same ID twice.
+    The first actum recorded keeps it; the later ones (already ambiguous to anyone holding
+    the ID) get fresh IDs, which is what lets the file open rather than fail to migrate.
+    """
+    duplicates = conn.execute(
+        "SELECT rowid FROM chronica_acta WHERE rowid NOT IN "
+        "(SELECT MIN(rowid) FROM chronica_acta GROUP BY id)"
+    ).fetchall()
+    conn.executemany(
+        "UPDATE chronica_acta SET id = ? WHERE rowid = ?",
+        [(new_actum_id(), rowid) for (rowid,) in duplicates],
+    )
+
+
+_MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = {
     # Migration N brings a file from version N - 1 to N. Never edit one that has shipped.
     1: (
         "CREATE TABLE chronica_schema (version INTEGER NOT NULL)",
@@ -67,6 +68,55 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "CREATE UNIQUE INDEX chronica_acta_by_seq ON chronica_acta (chronicum_id, seq)",
         """CREATE UNIQUE INDEX chronica_acta_by_key ON chronica_acta (chronicum_id, idempotency_key)
             WHERE idempotency_key IS NOT NULL""",
+    ),
+    # Chronica keyed by (owner, id); acta carry their owner and have unique IDs. SQLite
+    # cannot change a key in place, so both tables are rebuilt, rows copied in their order.
+    2: (
+        "DROP INDEX chronica_acta_by_seq",
+        "DROP INDEX chronica_acta_by_key",
+        "ALTER TABLE chronica_acta RENAME TO chronica_acta_v1",
+        "ALTER TABLE chronica_chronica RENAME TO chronica_chronica_v1",
+        # num: the creation order export lists chronica in (a rowid VACUUM may renumber).
+        """CREATE TABLE chronica_chronica (
+            num        INTEGER PRIMARY KEY,
+            owner_id   TEXT NOT NULL,
+            id         TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (owner_id, id)
+        )""",
+        """INSERT INTO chronica_chronica (owner_id, id, created_at)
+            SELECT owner_id, id, created_at FROM chronica_chronica_v1 ORDER BY rowid""",
+        """CREATE TABLE chronica_acta (
+            owner_id        TEXT NOT NULL,
+            chronicum_id    TEXT NOT NULL,
+            seq             INTEGER NOT NULL,
+            id              TEXT NOT NULL,
+            kind            TEXT NOT NULL,
+            actor_kind      TEXT NOT NULL,
+            actor           TEXT NOT NULL,
+            content         TEXT NOT NULL,
+            metadata        TEXT NOT NULL,
+            at              TEXT NOT NULL,
+            idempotency_key TEXT,
+            FOREIGN KEY (owner_id, chronicum_id) REFERENCES chronica_chronica (owner_id, id)
+        )""",
+        # LEFT JOIN: an actum without a chronicum (only possible with foreign keys off)
+        # fails the NOT NULL owner and stops the migration, rather than vanishing.
+        """INSERT INTO chronica_acta (owner_id, chronicum_id, seq, id, kind, actor_kind, actor,
+                                      content, metadata, at, idempotency_key)
+            SELECT c.owner_id, a.chronicum_id, a.seq, a.id, a.kind, a.actor_kind, a.actor,
+                   a.content, a.metadata, a.at, a.idempotency_key
+            FROM chronica_acta_v1 AS a LEFT JOIN chronica_chronica_v1 AS c ON c.id = a.chronicum_id
+            ORDER BY a.rowid""",
+        "DROP TABLE chronica_acta_v1",
+        "DROP TABLE chronica_chronica_v1",
+        _remint_duplicate_ids,
+        """CREATE UNIQUE INDEX chronica_acta_by_seq
+            ON chronica_acta (owner_id, chronicum_id, seq)""",
+        """CREATE UNIQUE INDEX chronica_acta_by_key
+            ON chronica_acta (owner_id, chronicum_id, idempotency_key)
+            WHERE idempotency_key IS NOT NULL""",
+        "CREATE UNIQUE INDEX chronica_acta_by_id ON chronica_acta (id)",
     ),
 }
 
@@ -161,7 +211,10 @@ def prepare(conn: sqlite3.Connection, path: str) -> None:
             version = _version(conn, path) or 0
             for step in range(version + 1, SCHEMA_VERSION + 1):
                 for statement in _MIGRATIONS[step]:
-                    conn.execute(statement)
+                    if isinstance(statement, str):
+                        conn.execute(statement)
+                    else:
+                        statement(conn)
             if version < SCHEMA_VERSION:
                 conn.execute("DELETE FROM chronica_schema")
                 conn.execute("INSERT INTO chronica_schema (version) VALUES (?)", (SCHEMA_VERSION,))
@@ -173,184 +226,3 @@ def prepare(conn: sqlite3.Connection, path: str) -> None:
     except sqlite3.DatabaseError as e:
         error = CorruptDatabaseError if "malformed" in str(e) else StoreError
         raise error(f"{path}: cannot open as a chronica database: {e}") from e
-
-
-# --- statements ------------------------------------------------------------------------
-
-COLUMNS = "id, kind, actor_kind, actor, content, metadata, at"
-
-# The next seq comes from a scalar subquery over the (chronicum_id, seq) index, inside the
-# write transaction. VALUES rather than INSERT ... SELECT: selecting from the table being
-# written makes SQLite stage rows in a temporary table, a third of the cost of an append.
-# A missing chronicum fails the foreign key, which the store reports as not found.
-INSERT = f"""
-    INSERT INTO chronica_acta (chronicum_id, seq, {COLUMNS}, idempotency_key)
-    VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM chronica_acta WHERE chronicum_id = ?1),
-            ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-"""
-RESTORE = f"INSERT INTO chronica_acta (chronicum_id, seq, {COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)"
-BY_KEY = f"SELECT {COLUMNS} FROM chronica_acta WHERE chronicum_id = ? AND idempotency_key = ?"
-CHRONICUM = "SELECT id, owner_id, created_at FROM chronica_chronica WHERE id = ?"
-CREATE = "INSERT OR IGNORE INTO chronica_chronica (id, owner_id, created_at) VALUES (?, ?, ?)"
-
-
-def _window_sql(n_kinds: int, n_actors: int) -> str:
-    where = "chronicum_id = ?"
-    if n_kinds:
-        where += f" AND kind IN ({', '.join('?' * n_kinds)})"
-    if n_actors:
-        where += f" AND actor_kind IN ({', '.join('?' * n_actors)})"
-    # Newest first with a LIMIT walks the (chronicum_id, seq) index backwards from its end,
-    # so a window costs the same however long the chronicum is. LIMIT -1 means no limit.
-    return f"SELECT {COLUMNS} FROM chronica_acta WHERE {where} ORDER BY seq DESC LIMIT ?"
-
-
-_WINDOWS = {
-    (k, a): _window_sql(k, a) for k in range(len(ActumKind) + 1) for a in range(len(ActorKind) + 1)
-}
-
-
-def window_sql(n_kinds: int, n_actors: int) -> str:
-    """The window query for that many kind and actor-kind filter values (built once)."""
-    return _WINDOWS[n_kinds, n_actors]
-
-
-# --- rows <-> records --------------------------------------------------------------------
-
-_ACTUM_KINDS = {kind.value: kind for kind in ActumKind}
-_ACTOR_KINDS = {kind.value: kind for kind in ActorKind}
-_SLOTS = ("chronicum_id", "kind", "actor_kind", "actor", "content", "metadata", "id", "at")
-# A window builds up to thousands of acta, and the generated frozen __init__ costs twice as
-# much as filling the slots directly. That is only equivalent while Actum stays a plain
-# slotted record with exactly these fields, so check it and fall back to the constructor.
-_DIRECT = (
-    tuple(f.name for f in dataclasses.fields(Actum)) == _SLOTS
-    and "__slots__" in vars(Actum)
-    and not hasattr(Actum, "__post_init__")
-)
-_SETTERS = tuple(getattr(Actum, name).__set__ for name in (_SLOTS if _DIRECT else ()))
-
-
-def _actum(  # one argument per Actum field, positional for speed
-    chronicum_id: str,
-    kind: ActumKind,
-    actor_kind: ActorKind,
-    actor: str,
-    content: str,
-    metadata: Any,
-    actum_id: str,
-    at: datetime,
-) -> Actum:
-    if not _DIRECT:
-        return Actum(
-            chronicum_id=chronicum_id,
-            kind=kind,
-            actor_kind=actor_kind,
-            actor=actor,
-            content=content,
-            metadata=metadata,
-            id=actum_id,
-            at=at,
-        )
-    actum: Actum = object.__new__(Actum)
-    set_chronicum_id, set_kind, set_actor_kind, set_actor, set_content, set_meta, set_id, set_at = (
-        _SETTERS
-    )
-    set_chronicum_id(actum, chronicum_id)
-    set_kind(actum, kind)
-    set_actor_kind(actum, actor_kind)
-    set_actor(actum, actor)
-    set_content(actum, content)
-    set_meta(actum, metadata)
-    set_id(actum, actum_id)
-    set_at(actum, at)
-    return actum
-
-
-def utc_text(moment: datetime) -> str:
-    """``moment`` as fixed-width ISO 8601 UTC text (sortable, exact to the microsecond)."""
-    if moment.tzinfo is not timezone.utc:
-        moment = moment.astimezone(timezone.utc)
-    return moment.isoformat(timespec="microseconds")
-
-
-def row_actum(chronicum_id: str, row: tuple[Any, ...]) -> Actum:
-    """Build an actum from a row selected as ``COLUMNS``."""
-    actum_id, kind, actor_kind, actor, content, metadata, at = row
-    return _actum(
-        chronicum_id,
-        _ACTUM_KINDS[kind],
-        _ACTOR_KINDS[actor_kind],
-        actor,
-        content,
-        load_metadata(metadata),
-        actum_id,
-        datetime.fromisoformat(at),
-    )
-
-
-def rows_acta(chronicum_id: str, rows: Sequence[tuple[Any, ...]]) -> list[Actum]:
-    """Build acta from rows selected newest first, returning them oldest first.
-
-    The window's hot loop, so ``row_actum`` is inlined here, with its lookups in locals.
-    """
-    if not _DIRECT:
-        return [row_actum(chronicum_id, row) for row in reversed(rows)]
-    kinds, actor_kinds, new, parse, load = (
-        _ACTUM_KINDS,
-        _ACTOR_KINDS,
-        object.__new__,
-        datetime.fromisoformat,
-        load_metadata,
-    )
-    set_chronicum_id, set_kind, set_actor_kind, set_actor, set_content, set_meta, set_id, set_at = (
-        _SETTERS
-    )
-    acta = []
-    for actum_id, kind, actor_kind, actor, content, metadata, at in reversed(rows):
-        actum = new(Actum)
-        set_chronicum_id(actum, chronicum_id)
-        set_kind(actum, kinds[kind])
-        set_actor_kind(actum, actor_kinds[actor_kind])
-        set_actor(actum, actor)
-        set_content(actum, content)
-        set_meta(actum, load(metadata))
-        set_id(actum, actum_id)
-        set_at(actum, parse(at))
-        acta.append(actum)
-    return acta
-
-
-def row_chronicum(row: tuple[Any, ...]) -> Chronicum:
-    """Build a chronicum from ``(id, owner_id, created_at)``."""
-    return Chronicum(id=row[0], owner_id=row[1], created_at=datetime.fromisoformat(row[2]))
-
-
-def actum_params(actum: Actum, at: datetime, key: str | None) -> tuple[Any, ...]:
-    """Parameters for ``INSERT``: the chronicum, then ``COLUMNS``, then the key."""
-    metadata = actum.metadata
-    return (
-        actum.chronicum_id,
-        actum.id,
-        actum.kind.value,
-        actum.actor_kind.value,
-        actum.actor,
-        actum.content,
-        json.dumps(metadata, ensure_ascii=False, separators=(",", ":")) if metadata else "{}",
-        utc_text(at),
-        key,
-    )
-
-
-def stamped(actum: Actum, at: datetime) -> Actum:
-    """``actum`` with ``at`` set and its metadata frozen, as returned by a write."""
-    return _actum(
-        actum.chronicum_id,
-        actum.kind,
-        actum.actor_kind,
-        actum.actor,
-        actum.content,
-        frozen_metadata(actum.metadata),
-        actum.id,
-        at,
-    )

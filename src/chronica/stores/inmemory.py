@@ -1,7 +1,8 @@
 """InMemoryStore: a thread-safe, idempotent store that lives in one process.
 
 Meant for tests and development: nothing survives the process, and idempotency keys are
-kept for as long as the store lives.
+kept for as long as the store lives. Chronica are keyed by ``(owner_id, chronicum_id)``,
+like every store's (see :mod:`chronica.store`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from chronica._errors import ChronicumNotFoundError
+from chronica._errors import ChronicumNotFoundError, DuplicateActumError
 from chronica._frozen import frozen_metadata
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
 
@@ -23,57 +24,56 @@ __all__ = ["InMemoryStore"]
 class _Session:
     chronicum: Chronicum
     acta: list[Actum] = field(default_factory=list)
+    ids: set[str] = field(default_factory=set)
     by_key: dict[str, Actum] = field(default_factory=dict)
 
 
 class InMemoryStore:
-    """A :class:`chronica.IdempotentStore` held in a dict behind one lock."""
+    """A :class:`chronica.IdempotentStore` and :class:`chronica.RestorableStore` in a dict."""
 
     def __init__(self) -> None:
-        self._sessions: dict[str, _Session] = {}
+        self._sessions: dict[tuple[str, str], _Session] = {}
+        self._ids: set[str] = set()  # every actum ID in the store: they are unique store-wide
         self._lock = threading.Lock()
 
-    def create(self, chronicum_id: str, owner_id: str) -> Chronicum:
-        """Create the chronicum if absent; return the stored one."""
+    def create(self, chronicum_id: str, *, owner_id: str) -> Chronicum:
+        """Create the owner's chronicum if absent; return the stored one."""
         with self._lock:
-            session = self._sessions.get(chronicum_id)
-            if session is None:
-                chronicum = Chronicum(
-                    id=chronicum_id, owner_id=owner_id, created_at=datetime.now(timezone.utc)
-                )
-                session = self._sessions[chronicum_id] = _Session(chronicum)
-            return session.chronicum
+            return self._create(owner_id, chronicum_id, datetime.now(timezone.utc))
 
-    def get(self, chronicum_id: str) -> Chronicum:
-        """Return the chronicum or raise :class:`chronica.ChronicumNotFoundError`."""
+    def get(self, chronicum_id: str, *, owner_id: str) -> Chronicum:
+        """Return the owner's chronicum or raise :class:`chronica.ChronicumNotFoundError`."""
         with self._lock:
-            return self._session(chronicum_id).chronicum
+            return self._session(owner_id, chronicum_id).chronicum
 
-    def record(self, actum: Actum) -> Actum:
+    def record(self, actum: Actum, *, owner_id: str) -> Actum:
         """Append ``actum`` with ``at`` stamped now."""
         with self._lock:
-            return self._append(self._session(actum.chronicum_id), actum)
+            session = self._session(owner_id, actum.chronicum_id)
+            return self._append(session, actum, datetime.now(timezone.utc))
 
-    def record_once(self, actum: Actum, idempotency_key: str) -> Actum:
+    def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
         """Append ``actum`` unless ``idempotency_key`` was used in its chronicum."""
         with self._lock:
-            session = self._session(actum.chronicum_id)
+            session = self._session(owner_id, actum.chronicum_id)
             first = session.by_key.get(idempotency_key)
             if first is None:
-                first = session.by_key[idempotency_key] = self._append(session, actum)
+                stored = self._append(session, actum, datetime.now(timezone.utc))
+                first = session.by_key[idempotency_key] = stored
             return first
 
     def acta(
         self,
         chronicum_id: str,
         *,
+        owner_id: str,
         last_n: int = 0,
         actum_kinds: Sequence[ActumKind] | None = None,
         actor_kinds: Sequence[ActorKind] | None = None,
     ) -> list[Actum]:
         """Return the chronicum's acta, oldest first, filtered, then the last ``last_n``."""
         with self._lock:
-            acta = self._session(chronicum_id).acta
+            acta = self._session(owner_id, chronicum_id).acta
             if not actum_kinds and not actor_kinds:
                 return acta[-last_n:] if last_n > 0 else list(acta)
             kinds = set(actum_kinds or ActumKind)
@@ -88,16 +88,55 @@ class InMemoryStore:
         chosen.reverse()
         return chosen
 
-    def _session(self, chronicum_id: str) -> _Session:
-        session = self._sessions.get(chronicum_id)
+    def chronica(self) -> list[Chronicum]:
+        """Every chronicum of every owner, in the order they were created (for export)."""
+        with self._lock:
+            return [session.chronicum for session in self._sessions.values()]
+
+    def restore(
+        self, chronica: Sequence[Chronicum], acta: Sequence[Actum], *, owner_id: str
+    ) -> int:
+        """Store exported chronica and acta as they were, all or nothing.
+
+        See :meth:`chronica.RestorableStore.restore`; call it through
+        :meth:`chronica.Chronicarius.restore`, which validates first.
+        """
+        with self._lock:
+            # Check every ID before changing anything: a refused batch leaves no trace.
+            for actum in acta:
+                session = self._sessions.get((owner_id, actum.chronicum_id))
+                if actum.id in self._ids and (session is None or actum.id not in session.ids):
+                    raise DuplicateActumError(actum.id)
+            for chronicum in chronica:
+                self._create(owner_id, chronicum.id, chronicum.created_at)
+            added = 0
+            for actum in acta:
+                session = self._session(owner_id, actum.chronicum_id)
+                if actum.id not in session.ids:
+                    assert actum.at is not None, "Chronicarius.restore checks every at"
+                    self._append(session, actum, actum.at)
+                    added += 1
+            return added
+
+    def _create(self, owner_id: str, chronicum_id: str, created_at: datetime) -> Chronicum:
+        session = self._sessions.get((owner_id, chronicum_id))
+        if session is None:
+            chronicum = Chronicum(id=chronicum_id, owner_id=owner_id, created_at=created_at)
+            session = self._sessions[owner_id, chronicum_id] = _Session(chronicum)
+        return session.chronicum
+
+    def _session(self, owner_id: str, chronicum_id: str) -> _Session:
+        session = self._sessions.get((owner_id, chronicum_id))
         if session is None:
             raise ChronicumNotFoundError(chronicum_id)
         return session
 
-    @staticmethod
-    def _append(session: _Session, actum: Actum) -> Actum:
+    def _append(self, session: _Session, actum: Actum, at: datetime) -> Actum:
+        if actum.id in self._ids:
+            raise DuplicateActumError(actum.id)
         # The stored actum is handed to every reader, so nothing in it may be changeable.
-        metadata = frozen_metadata(actum.metadata)
-        stored = dataclasses.replace(actum, metadata=metadata, at=datetime.now(timezone.utc))
+        stored = dataclasses.replace(actum, metadata=frozen_metadata(actum.metadata), at=at)
         session.acta.append(stored)
+        session.ids.add(actum.id)
+        self._ids.add(actum.id)
         return stored

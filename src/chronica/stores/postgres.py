@@ -19,12 +19,13 @@ import psycopg_pool
 from chronica._errors import (
     ChronicaTypeError,
     ChronicumNotFoundError,
+    DuplicateActumError,
     InvalidArgumentError,
     StoreError,
 )
 from chronica._frozen import frozen_metadata, load_metadata
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
-from chronica._validation import check_restorable, check_seconds
+from chronica._validation import check_seconds
 
 from . import _postgres_schema
 
@@ -32,10 +33,6 @@ __all__ = ["PostgresStore"]
 
 _ACTUM_KINDS = {kind.value: kind for kind in ActumKind}
 _ACTOR_KINDS = {kind.value: kind for kind in ActorKind}
-_COLUMNS = "id, kind, actor_kind, actor, content, metadata, at"
-# Read metadata as text: most acta have none, and skipping the driver's jsonb decoder for
-# "{}" makes a 20-actum window about a third cheaper.
-_SELECTED = "id, kind, actor_kind, actor, content, metadata::text, at"
 _LOCK_NAMESPACE = "chronica.schema:"
 
 
@@ -87,51 +84,11 @@ def _stamped(actum: Actum, at: datetime) -> Actum:
     )
 
 
-class _SQL:
-    """Every statement, built once for one (already quoted) schema name."""
-
-    def __init__(self, s: str) -> None:
-        self.chronicum = f"SELECT id, owner_id, created_at FROM {s}.chronica_chronica WHERE id = %s"
-        self.create = (
-            f"INSERT INTO {s}.chronica_chronica (id, owner_id, created_at) VALUES (%s, %s, %s) "
-            "ON CONFLICT (id) DO NOTHING RETURNING id, owner_id, created_at"
-        )
-        # One statement, one round trip: bumping last_seq row-locks the chronicum until
-        # commit, so appends to one chronicum commit strictly in seq order. No row, no insert.
-        self.record = f"""
-            WITH c AS (
-                UPDATE {s}.chronica_chronica SET last_seq = last_seq + 1
-                WHERE id = %s RETURNING id, last_seq
-            )
-            INSERT INTO {s}.chronica_acta
-                (chronicum_id, seq, {_COLUMNS}, idempotency_key)
-            SELECT c.id, c.last_seq, %s, %s, %s, %s, %s, %s::jsonb, %s, %s FROM c
-            ON CONFLICT (chronicum_id, idempotency_key) WHERE idempotency_key IS NOT NULL
-            DO NOTHING"""
-        self.lock = f"SELECT owner_id, last_seq FROM {s}.chronica_chronica WHERE id = %s FOR UPDATE"
-        self.by_key = (
-            f"SELECT {_SELECTED} FROM {s}.chronica_acta "
-            "WHERE chronicum_id = %s AND idempotency_key = %s"
-        )
-        self.window = (
-            f"SELECT {_SELECTED} FROM {s}.chronica_acta WHERE chronicum_id = %s"
-            " AND (%s::text[] IS NULL OR kind = ANY(%s::text[]))"
-            " AND (%s::text[] IS NULL OR actor_kind = ANY(%s::text[]))"
-            " ORDER BY seq DESC LIMIT %s"
-        )
-        self.all_chronica = (
-            f"SELECT id, owner_id, created_at FROM {s}.chronica_chronica ORDER BY created_order"
-        )
-        self.ids = f"SELECT id FROM {s}.chronica_acta WHERE chronicum_id = %s"
-        self.restore_actum = (
-            f"INSERT INTO {s}.chronica_acta (chronicum_id, seq, {_COLUMNS}) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)"
-        )
-        self.set_seq = f"UPDATE {s}.chronica_chronica SET last_seq = %s WHERE id = %s"
-
-
 class PostgresStore:
     """A :class:`chronica.IdempotentStore` on PostgreSQL, safe across connections and hosts.
+
+    Also a :class:`chronica.RestorableStore`, for :meth:`chronica.Chronicarius.restore`.
+    Chronica are keyed by ``(owner_id, chronicum_id)`` and actum IDs are unique in the schema.
 
     ``target`` is a DSN (the store opens and owns a pool of ``max_size`` connections) or a
     ``psycopg_pool.ConnectionPool`` you own (the store borrows it and never closes it). All
@@ -165,7 +122,7 @@ class PostgresStore:
         timeout = check_seconds("timeout", timeout, maximum=86_400, allow_zero=False)
         self._schema = schema
         quoted = _postgres_schema.quoted_schema(schema)
-        self._sql = _SQL(quoted)
+        self._sql = _postgres_schema.Statements(quoted)
         if isinstance(target, psycopg_pool.ConnectionPool):
             self._pool, self._owns_pool = target, False
         else:
@@ -189,60 +146,57 @@ class PostgresStore:
         """The PostgreSQL schema holding this store's tables."""
         return self._schema
 
-    def create(self, chronicum_id: str, owner_id: str) -> Chronicum:
-        """Create the chronicum if absent (``ON CONFLICT DO NOTHING``); return the stored one."""
+    def create(self, chronicum_id: str, *, owner_id: str) -> Chronicum:
+        """Create the owner's chronicum if absent (``ON CONFLICT DO NOTHING``); return it."""
+        key = (owner_id, chronicum_id)
         with self._connection() as conn:
-            row = conn.execute(
-                self._sql.create, (chronicum_id, owner_id, datetime.now(timezone.utc))
-            ).fetchone()
+            row = conn.execute(self._sql.create, (*key, datetime.now(timezone.utc))).fetchone()
             if row is None:  # someone else won; their row is committed and visible now
-                row = conn.execute(self._sql.chronicum, (chronicum_id,)).fetchone()
+                row = conn.execute(self._sql.chronicum, key).fetchone()
         assert row is not None, "a chronicum cannot disappear: chronica has no delete"
         return _row_chronicum(row)
 
-    def get(self, chronicum_id: str) -> Chronicum:
-        """Return the chronicum or raise :class:`chronica.ChronicumNotFoundError`."""
+    def get(self, chronicum_id: str, *, owner_id: str) -> Chronicum:
+        """Return the owner's chronicum or raise :class:`chronica.ChronicumNotFoundError`."""
         with self._connection() as conn:
-            row = conn.execute(self._sql.chronicum, (chronicum_id,)).fetchone()
+            row = conn.execute(self._sql.chronicum, (owner_id, chronicum_id)).fetchone()
         if row is None:
             raise ChronicumNotFoundError(chronicum_id)
         return _row_chronicum(row)
 
-    def record(self, actum: Actum) -> Actum:
+    def record(self, actum: Actum, *, owner_id: str) -> Actum:
         """Append ``actum`` with ``at`` stamped now, as the chronicum's next ``seq``."""
         at = datetime.now(timezone.utc)
-        with self._connection() as conn:
-            cur = conn.execute(
-                self._sql.record, (actum.chronicum_id, *_actum_params(actum, at), None)
-            )
-            if cur.rowcount != 1:
+        params = (owner_id, actum.chronicum_id, *_actum_params(actum, at), None)
+        with self._connection() as conn, _unique_id(actum.id):
+            if conn.execute(self._sql.record, params).rowcount != 1:
                 raise ChronicumNotFoundError(actum.chronicum_id)
         return _stamped(actum, at)
 
-    def record_once(self, actum: Actum, idempotency_key: str) -> Actum:
+    def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
         """Append ``actum`` unless ``idempotency_key`` was used in its chronicum.
 
         Returns the actum stored under the key first. Racing callers serialise on the
         chronicum's row lock, so exactly one inserts and the rest read its actum back.
         """
         at = datetime.now(timezone.utc)
-        params = (actum.chronicum_id, *_actum_params(actum, at), idempotency_key)
-        with self._connection() as conn, conn.transaction():
-            if conn.execute(self._sql.lock, (actum.chronicum_id,)).fetchone() is None:
+        chronicum = (owner_id, actum.chronicum_id)
+        params = (*chronicum, *_actum_params(actum, at), idempotency_key)
+        with self._connection() as conn, _unique_id(actum.id), conn.transaction():
+            if conn.execute(self._sql.lock, chronicum).fetchone() is None:
                 raise ChronicumNotFoundError(actum.chronicum_id)
-            row = conn.execute(self._sql.by_key, (actum.chronicum_id, idempotency_key)).fetchone()
+            row = conn.execute(self._sql.by_key, (*chronicum, idempotency_key)).fetchone()
             if row is None and conn.execute(self._sql.record, params).rowcount != 1:
                 # Unreachable while every keyed write takes the row lock first; if a
                 # writer ever skipped it, the unique index still keeps one: return it.
-                row = conn.execute(
-                    self._sql.by_key, (actum.chronicum_id, idempotency_key)
-                ).fetchone()
+                row = conn.execute(self._sql.by_key, (*chronicum, idempotency_key)).fetchone()
         return _stamped(actum, at) if row is None else _row_actum(actum.chronicum_id, row)
 
     def acta(
         self,
         chronicum_id: str,
         *,
+        owner_id: str,
         last_n: int = 0,
         actum_kinds: Sequence[ActumKind] | None = None,
         actor_kinds: Sequence[ActorKind] | None = None,
@@ -250,10 +204,11 @@ class PostgresStore:
         """Return the chronicum's acta, oldest first, filtered in SQL, then the last ``last_n``."""
         kinds = [ActumKind(k).value for k in actum_kinds] if actum_kinds else None
         actors = [ActorKind(k).value for k in actor_kinds] if actor_kinds else None
-        params = (chronicum_id, kinds, kinds, actors, actors, last_n if last_n > 0 else None)
+        limit = last_n if last_n > 0 else None
+        params = (owner_id, chronicum_id, kinds, kinds, actors, actors, limit)
         with self._connection() as conn:
             rows = conn.execute(self._sql.window, params).fetchall()
-            if not rows and conn.execute(self._sql.chronicum, (chronicum_id,)).fetchone() is None:
+            if not rows and not conn.execute(self._sql.chronicum, params[:2]).fetchone():
                 raise ChronicumNotFoundError(chronicum_id)
         rows.reverse()
         return [_row_actum(chronicum_id, row) for row in rows]
@@ -264,35 +219,40 @@ class PostgresStore:
             rows = conn.execute(self._sql.all_chronica).fetchall()
         return [_row_chronicum(row) for row in rows]
 
-    def restore(self, chronicum: Chronicum, acta: Sequence[Actum]) -> None:
-        """Import a chronicum and its acta exactly as exported: IDs, ``at`` and order kept.
+    def restore(
+        self, chronica: Sequence[Chronicum], acta: Sequence[Actum], *, owner_id: str
+    ) -> int:
+        """Store exported chronica and acta as they were, in one transaction, or nothing.
 
-        The chronicum is created if absent; acta whose ID is already stored are skipped, so
-        importing the same export twice changes nothing. Raises
-        :class:`chronica.InvalidArgumentError` if the chronicum exists under another owner
-        or an actum belongs elsewhere or has no timezone-aware ``at``.
+        See :meth:`chronica.RestorableStore.restore`; call it through
+        :meth:`chronica.Chronicarius.restore`, which validates every record first.
         """
-        check_restorable(chronicum, acta)
-        with self._connection() as conn, conn.transaction():
-            conn.execute(self._sql.create, (chronicum.id, chronicum.owner_id, chronicum.created_at))
-            locked = conn.execute(self._sql.lock, (chronicum.id,)).fetchone()
-            assert locked is not None, "the chronicum was just inserted or already there"
-            owner, seq = locked
-            if owner != chronicum.owner_id:
-                raise InvalidArgumentError(
-                    "chronicum", f"{chronicum.id!r} exists with another owner"
-                )
-            seen = {actum_id for (actum_id,) in conn.execute(self._sql.ids, (chronicum.id,))}
+        with self._connection() as conn, _unique_id(None), conn.transaction():
+            with conn.cursor() as cur:
+                created = [(owner_id, c.id, c.created_at) for c in chronica]
+                cur.executemany(self._sql.create, created)
+            stored = conn.execute(self._sql.where_ids, ([a.id for a in acta],)).fetchall()
+            already = {actum_id: (owner, cid) for actum_id, owner, cid in stored}
+            last_seq: dict[str, int] = {}
             rows = []
             for actum in acta:
-                if actum.id not in seen:
-                    seen.add(actum.id)
-                    seq += 1
-                    assert actum.at is not None  # checked by check_restorable
-                    rows.append((chronicum.id, seq, *_actum_params(actum, actum.at)))
+                if actum.id in already:
+                    if already[actum.id] != (owner_id, actum.chronicum_id):
+                        raise DuplicateActumError(actum.id)
+                    continue  # restored before: importing one export twice changes nothing
+                if actum.chronicum_id not in last_seq:
+                    locked = conn.execute(self._sql.lock, (owner_id, actum.chronicum_id))
+                    (last_seq[actum.chronicum_id],) = locked.fetchone() or (0,)
+                last_seq[actum.chronicum_id] += 1
+                assert actum.at is not None, "Chronicarius.restore checks every at"
+                seq = last_seq[actum.chronicum_id]
+                rows.append((owner_id, actum.chronicum_id, seq, *_actum_params(actum, actum.at)))
             with conn.cursor() as cur:
                 cur.executemany(self._sql.restore_actum, rows)
-            conn.execute(self._sql.set_seq, (seq, chronicum.id))
+                cur.executemany(
+                    self._sql.set_seq, [(seq, owner_id, cid) for cid, seq in last_seq.items()]
+                )
+        return len(rows)
 
     def close(self) -> None:
         """Close the pool if this store opened it; a borrowed pool is left to its owner."""
@@ -330,6 +290,20 @@ class PostgresStore:
                 _migrate(conn, quoted, self._schema)
         except psycopg.Error as e:
             raise StoreError(f"PostgreSQL ({self._schema}): cannot open: {e}") from e
+
+
+@contextmanager
+def _unique_id(actum_id: str | None) -> Iterator[None]:
+    """Report a write that met the unique actum-ID index as the duplicate it is."""
+    try:
+        yield
+    except psycopg.errors.UniqueViolation as e:
+        if e.diag.constraint_name != "chronica_acta_by_id":
+            raise
+        # The detail reads "Key (id)=(<id>) already exists."; a restore has no single ID.
+        detail = e.diag.message_detail or ""
+        found = detail.partition("=(")[2].rpartition(")")[0]
+        raise DuplicateActumError(actum_id or found) from None
 
 
 def _migrate(conn: psycopg.Connection[Any], quoted: str, schema: str) -> None:

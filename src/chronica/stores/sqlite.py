@@ -14,13 +14,15 @@ from typing import Any, Literal
 from chronica._errors import (
     ChronicaTypeError,
     ChronicumNotFoundError,
+    DuplicateActumError,
     InvalidArgumentError,
     StoreError,
 )
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
-from chronica._validation import check_restorable, check_seconds
+from chronica._validation import check_seconds
 
-from . import _sqlite_schema as sql
+from . import _sqlite_rows as sql
+from ._sqlite_schema import prepare
 
 __all__ = ["SQLiteStore"]
 
@@ -30,6 +32,9 @@ _MAX_BUSY_TIMEOUT = (2**31 - 1) / 1000
 
 class SQLiteStore:
     """A :class:`chronica.IdempotentStore` in one SQLite file, shared by threads and processes.
+
+    Also a :class:`chronica.RestorableStore`, for :meth:`chronica.Chronicarius.restore`.
+    Chronica are keyed by ``(owner_id, chronicum_id)`` and actum IDs are unique in the file.
 
     Every write is one ``BEGIN IMMEDIATE`` transaction, so writers from any thread or process
     queue on SQLite's write lock (waiting up to ``busy_timeout`` seconds) instead of failing
@@ -65,7 +70,7 @@ class SQLiteStore:
         self._closed = False
         conn = self._connect()
         try:
-            sql.prepare(conn, self._path)
+            prepare(conn, self._path)
             self._configure(conn)
         except BaseException:
             self.close()
@@ -77,41 +82,42 @@ class SQLiteStore:
         """The database file, with ``~`` expanded."""
         return self._path
 
-    def create(self, chronicum_id: str, owner_id: str) -> Chronicum:
-        """Create the chronicum if absent, in one transaction; return the stored one."""
+    def create(self, chronicum_id: str, *, owner_id: str) -> Chronicum:
+        """Create the owner's chronicum if absent, in one transaction; return the stored one."""
         created_at = sql.utc_text(datetime.now(timezone.utc))
         with _Lease(self) as conn:
             with _Immediate(conn):
-                conn.execute(sql.CREATE, (chronicum_id, owner_id, created_at))
-            row = conn.execute(sql.CHRONICUM, (chronicum_id,)).fetchone()
+                conn.execute(sql.CREATE, (owner_id, chronicum_id, created_at))
+            row = conn.execute(sql.CHRONICUM, (owner_id, chronicum_id)).fetchone()
         return sql.row_chronicum(row)
 
-    def get(self, chronicum_id: str) -> Chronicum:
-        """Return the chronicum or raise :class:`chronica.ChronicumNotFoundError`."""
+    def get(self, chronicum_id: str, *, owner_id: str) -> Chronicum:
+        """Return the owner's chronicum or raise :class:`chronica.ChronicumNotFoundError`."""
         with _Lease(self) as conn:
-            row = conn.execute(sql.CHRONICUM, (chronicum_id,)).fetchone()
+            row = conn.execute(sql.CHRONICUM, (owner_id, chronicum_id)).fetchone()
         if row is None:
             raise ChronicumNotFoundError(chronicum_id)
         return sql.row_chronicum(row)
 
-    def record(self, actum: Actum) -> Actum:
+    def record(self, actum: Actum, *, owner_id: str) -> Actum:
         """Append ``actum`` with ``at`` stamped now, as the chronicum's next ``seq``."""
         at = datetime.now(timezone.utc)
-        params = sql.actum_params(actum, at, None)
+        params = sql.actum_params(owner_id, actum, at, None)
         with _Lease(self) as conn, _Immediate(conn):
             _insert(conn, params)
         return sql.stamped(actum, at)
 
-    def record_once(self, actum: Actum, idempotency_key: str) -> Actum:
+    def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
         """Append ``actum`` unless ``idempotency_key`` was used in its chronicum.
 
         Returns the actum stored under the key first. The lookup and the insert share one
         ``BEGIN IMMEDIATE`` transaction, so racing processes store exactly one.
         """
         at = datetime.now(timezone.utc)
-        params = sql.actum_params(actum, at, idempotency_key)
+        params = sql.actum_params(owner_id, actum, at, idempotency_key)
+        key = (owner_id, actum.chronicum_id, idempotency_key)
         with _Lease(self) as conn, _Immediate(conn):
-            row = conn.execute(sql.BY_KEY, (actum.chronicum_id, idempotency_key)).fetchone()
+            row = conn.execute(sql.BY_KEY, key).fetchone()
             if row is None:
                 _insert(conn, params)
         return sql.stamped(actum, at) if row is None else sql.row_actum(actum.chronicum_id, row)
@@ -120,6 +126,7 @@ class SQLiteStore:
         self,
         chronicum_id: str,
         *,
+        owner_id: str,
         last_n: int = 0,
         actum_kinds: Sequence[ActumKind] | None = None,
         actor_kinds: Sequence[ActorKind] | None = None,
@@ -128,38 +135,37 @@ class SQLiteStore:
         kinds = [ActumKind(k).value for k in set(actum_kinds)] if actum_kinds else []
         actors = [ActorKind(k).value for k in set(actor_kinds)] if actor_kinds else []
         query = sql.window_sql(len(kinds), len(actors))
+        params = (owner_id, chronicum_id, *kinds, *actors, last_n or -1)
         with _Lease(self) as conn:
-            rows = conn.execute(query, (chronicum_id, *kinds, *actors, last_n or -1)).fetchall()
-            if not rows and conn.execute(sql.CHRONICUM, (chronicum_id,)).fetchone() is None:
+            rows = conn.execute(query, params).fetchall()
+            if (
+                not rows
+                and conn.execute(sql.CHRONICUM, (owner_id, chronicum_id)).fetchone() is None
+            ):
                 raise ChronicumNotFoundError(chronicum_id)
         return sql.rows_acta(chronicum_id, rows)
 
     def chronica(self) -> list[Chronicum]:
         """Every chronicum of every owner, in the order they were created (for export)."""
         with _Lease(self) as conn:
-            rows = conn.execute(
-                "SELECT id, owner_id, created_at FROM chronica_chronica ORDER BY rowid"
-            ).fetchall()
+            rows = conn.execute(sql.ALL_CHRONICA).fetchall()
         return [sql.row_chronicum(row) for row in rows]
 
-    def restore(self, chronicum: Chronicum, acta: Sequence[Actum]) -> None:
-        """Import a chronicum and its acta exactly as exported: IDs, ``at`` and order kept.
+    def restore(
+        self, chronica: Sequence[Chronicum], acta: Sequence[Actum], *, owner_id: str
+    ) -> int:
+        """Store exported chronica and acta as they were, in one transaction, or nothing.
 
-        The chronicum is created if absent; acta whose ID is already stored are skipped, so
-        importing the same export twice changes nothing. Raises
-        :class:`chronica.InvalidArgumentError` if the chronicum exists under another owner
-        or an actum belongs elsewhere or has no timezone-aware ``at``.
+        See :meth:`chronica.RestorableStore.restore`; call it through
+        :meth:`chronica.Chronicarius.restore`, which validates every record first.
         """
-        check_restorable(chronicum, acta)
         with _Lease(self) as conn, _Immediate(conn):
-            created_at = sql.utc_text(chronicum.created_at)
-            conn.execute(sql.CREATE, (chronicum.id, chronicum.owner_id, created_at))
-            (owner,) = conn.execute(
-                "SELECT owner_id FROM chronica_chronica WHERE id = ?", (chronicum.id,)
-            ).fetchone()
-            if owner != chronicum.owner_id:
-                raise InvalidArgumentError("chronicum", f"{chronicum.id!r} has another owner")
-            conn.executemany(sql.RESTORE, _restore_rows(conn, chronicum.id, acta))
+            conn.executemany(
+                sql.CREATE, [(owner_id, c.id, sql.utc_text(c.created_at)) for c in chronica]
+            )
+            rows = _restore_rows(conn, owner_id, acta)
+            conn.executemany(sql.RESTORE, rows)
+        return len(rows)
 
     def close(self) -> None:
         """Close every connection; the store cannot be used afterwards."""
@@ -315,23 +321,45 @@ def _insert(conn: sqlite3.Connection, params: tuple[Any, ...]) -> None:
         conn.execute(sql.INSERT, params)
     except sqlite3.IntegrityError as e:
         if "FOREIGN KEY" in str(e):  # the only foreign key is the chronicum
-            raise ChronicumNotFoundError(params[0]) from None
+            raise ChronicumNotFoundError(params[1]) from None
+        if "chronica_acta.id" in str(e):
+            raise DuplicateActumError(params[2]) from None
         raise
 
 
 def _restore_rows(
-    conn: sqlite3.Connection, chronicum_id: str, acta: Sequence[Actum]
+    conn: sqlite3.Connection, owner_id: str, acta: Sequence[Actum]
 ) -> list[tuple[Any, ...]]:
-    """Rows for the acta not stored yet, numbered on from the chronicum's last seq."""
-    ids = conn.execute("SELECT id FROM chronica_acta WHERE chronicum_id = ?", (chronicum_id,))
-    seen = {actum_id for (actum_id,) in ids}
-    (seq,) = conn.execute(
-        "SELECT COALESCE(MAX(seq), 0) FROM chronica_acta WHERE chronicum_id = ?", (chronicum_id,)
-    ).fetchone()
+    """Rows for the acta not stored yet, each numbered on from its chronicum's last seq.
+
+    Raises :class:`chronica.DuplicateActumError` for an ID stored in another chronicum,
+    before anything of the batch is inserted.
+    """
+    last_seq: dict[str, int] = {}
     rows = []
     for actum in acta:
-        if actum.id not in seen and actum.at is not None:  # at: checked by check_restorable
-            seen.add(actum.id)
-            seq += 1
-            rows.append((chronicum_id, seq, *sql.actum_params(actum, actum.at, None)[1:-1]))
+        where = conn.execute(
+            "SELECT owner_id, chronicum_id FROM chronica_acta WHERE id = ?", (actum.id,)
+        ).fetchone()
+        if where is not None:
+            if tuple(where) != (owner_id, actum.chronicum_id):
+                raise DuplicateActumError(actum.id)
+            continue  # restored before: importing one export twice changes nothing
+        seq = last_seq.get(actum.chronicum_id)
+        if seq is None:
+            (seq,) = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM chronica_acta "
+                "WHERE owner_id = ? AND chronicum_id = ?",
+                (owner_id, actum.chronicum_id),
+            ).fetchone()
+        last_seq[actum.chronicum_id] = seq = seq + 1
+        assert actum.at is not None, "Chronicarius.restore checks every at"
+        rows.append(
+            (
+                owner_id,
+                actum.chronicum_id,
+                seq,
+                *sql.actum_params(owner_id, actum, actum.at, None)[2:-1],
+            )
+        )
     return rows

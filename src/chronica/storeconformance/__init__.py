@@ -1,0 +1,40 @@
+"""The store contract as reusable pytest test classes.
+
+A backend proves itself by subclassing these classes with a factory::
+
+    from chronica.storeconformance import IdempotentStoreContract, StoreContract
+
+    class TestMyStore(StoreContract):
+        def make_store(self) -> Store:
+            return MyStore(...)
+
+    class TestMyStoreIdempotency(IdempotentStoreContract):
+        def make_store(self) -> IdempotentStore:
+            return MyStore(...)
+
+A store that can take back exports also subclasses :class:`RestorableStoreContract`.
+
+Each test gets a fresh store from ``make_store``; if the store has a ``close()`` method it
+is called afterwards. A factory that needs pytest fixtures (a database URL, a temporary
+directory) can override the ``store`` fixture instead. Assertions compare exact sequences,
+never sets: order is the contract. Chronicum IDs are scoped by owner (see
+:mod:`chronica.store`): most tests write as one owner through an :class:`OwnerView`, and
+the tests about owners check that two owners' chronica of one ID never meet.
+
+This package imports pytest, so it is for test code only (``pip install chronomem[dev]``).
+"""
+
+from ._base import OWNER, OwnerView, make_actum, run_together
+from ._idempotent import IdempotentStoreContract
+from ._restore import RestorableStoreContract
+from ._store import StoreContract
+
+__all__ = [
+    "OWNER",
+    "IdempotentStoreContract",
+    "OwnerView",
+    "RestorableStoreContract",
+    "StoreContract",
+    "make_actum",
+    "run_together",
+]

@@ -1,0 +1,221 @@
+"""The SQL statements and row codecs of :class:`chronica.stores.sqlite.SQLiteStore`.
+
+Every statement names the owner with the chronicum: chronica are keyed by
+``(owner_id, chronicum_id)`` (see :mod:`chronica.store`), so no query can reach another
+owner's rows by passing the same chronicum ID.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from chronica._frozen import frozen_metadata, load_metadata
+from chronica._model import ActorKind, Actum, ActumKind, Chronicum
+
+__all__ = [
+    "ALL_CHRONICA",
+    "BY_KEY",
+    "CHRONICUM",
+    "COLUMNS",
+    "CREATE",
+    "INSERT",
+    "RESTORE",
+    "actum_params",
+    "row_actum",
+    "row_chronicum",
+    "rows_acta",
+    "stamped",
+    "utc_text",
+    "window_sql",
+]
+
+COLUMNS = "id, kind, actor_kind, actor, content, metadata, at"
+
+# The next seq comes from a scalar subquery over the (owner, chronicum, seq) index, inside
+# the write transaction. VALUES rather than INSERT ... SELECT: selecting from the table being
+# written makes SQLite stage rows in a temporary table, a third of the cost of an append.
+# A missing chronicum fails the foreign key, which the store reports as not found.
+INSERT = f"""
+    INSERT INTO chronica_acta (owner_id, chronicum_id, seq, {COLUMNS}, idempotency_key)
+    VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM chronica_acta
+                     WHERE owner_id = ?1 AND chronicum_id = ?2),
+            ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+"""
+RESTORE = (
+    f"INSERT INTO chronica_acta (owner_id, chronicum_id, seq, {COLUMNS}) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?)"
+)
+BY_KEY = (
+    f"SELECT {COLUMNS} FROM chronica_acta "
+    "WHERE owner_id = ? AND chronicum_id = ? AND idempotency_key = ?"
+)
+CHRONICUM = "SELECT id, owner_id, created_at FROM chronica_chronica WHERE owner_id = ? AND id = ?"
+CREATE = "INSERT OR IGNORE INTO chronica_chronica (owner_id, id, created_at) VALUES (?, ?, ?)"
+ALL_CHRONICA = "SELECT id, owner_id, created_at FROM chronica_chronica ORDER BY num"
+
+
+def _window_sql(n_kinds: int, n_actors: int) -> str:
+    where = "owner_id = ? AND chronicum_id = ?"
+    if n_kinds:
+        where += f" AND kind IN ({', '.join('?' * n_kinds)})"
+    if n_actors:
+        where += f" AND actor_kind IN ({', '.join('?' * n_actors)})"
+    # Newest first with a LIMIT walks the (owner, chronicum, seq) index backwards from its end,
+    # so a window costs the same however long the chronicum is. LIMIT -1 means no limit.
+    return f"SELECT {COLUMNS} FROM chronica_acta WHERE {where} ORDER BY seq DESC LIMIT ?"
+
+
+_WINDOWS = {
+    (k, a): _window_sql(k, a) for k in range(len(ActumKind) + 1) for a in range(len(ActorKind) + 1)
+}
+
+
+def window_sql(n_kinds: int, n_actors: int) -> str:
+    """The window query for that many kind and actor-kind filter values (built once)."""
+    return _WINDOWS[n_kinds, n_actors]
+
+
+# --- rows <-> records --------------------------------------------------------------------
+
+_ACTUM_KINDS = {kind.value: kind for kind in ActumKind}
+_ACTOR_KINDS = {kind.value: kind for kind in ActorKind}
+_SLOTS = ("chronicum_id", "kind", "actor_kind", "actor", "content", "metadata", "id", "at")
+# A window builds up to thousands of acta, and the generated frozen __init__ costs twice as
+# much as filling the slots directly. That is only equivalent while Actum stays a plain
+# slotted record with exactly these fields, so check it and fall back to the constructor.
+_DIRECT = (
+    tuple(f.name for f in dataclasses.fields(Actum)) == _SLOTS
+    and "__slots__" in vars(Actum)
+    and not hasattr(Actum, "__post_init__")
+)
+_SETTERS = tuple(getattr(Actum, name).__set__ for name in (_SLOTS if _DIRECT else ()))
+
+
+def _actum(  # one argument per Actum field, positional for speed
+    chronicum_id: str,
+    kind: ActumKind,
+    actor_kind: ActorKind,
+    actor: str,
+    content: str,
+    metadata: Any,
+    actum_id: str,
+    at: datetime,
+) -> Actum:
+    if not _DIRECT:
+        return Actum(
+            chronicum_id=chronicum_id,
+            kind=kind,
+            actor_kind=actor_kind,
+            actor=actor,
+            content=content,
+            metadata=metadata,
+            id=actum_id,
+            at=at,
+        )
+    actum: Actum = object.__new__(Actum)
+    set_chronicum_id, set_kind, set_actor_kind, set_actor, set_content, set_meta, set_id, set_at = (
+        _SETTERS
+    )
+    set_chronicum_id(actum, chronicum_id)
+    set_kind(actum, kind)
+    set_actor_kind(actum, actor_kind)
+    set_actor(actum, actor)
+    set_content(actum, content)
+    set_meta(actum, metadata)
+    set_id(actum, actum_id)
+    set_at(actum, at)
+    return actum
+
+
+def utc_text(moment: datetime) -> str:
+    """``moment`` as fixed-width ISO 8601 UTC text (sortable, exact to the microsecond)."""
+    if moment.tzinfo is not timezone.utc:
+        moment = moment.astimezone(timezone.utc)
+    return moment.isoformat(timespec="microseconds")
+
+
+def row_actum(chronicum_id: str, row: tuple[Any, ...]) -> Actum:
+    """Build an actum from a row selected as ``COLUMNS``."""
+    actum_id, kind, actor_kind, actor, content, metadata, at = row
+    return _actum(
+        chronicum_id,
+        _ACTUM_KINDS[kind],
+        _ACTOR_KINDS[actor_kind],
+        actor,
+        content,
+        load_metadata(metadata),
+        actum_id,
+        datetime.fromisoformat(at),
+    )
+
+
+def rows_acta(chronicum_id: str, rows: Sequence[tuple[Any, ...]]) -> list[Actum]:
+    """Build acta from rows selected newest first, returning them oldest first.
+
+    The window's hot loop, so ``row_actum`` is inlined here, with its lookups in locals.
+    """
+    if not _DIRECT:
+        return [row_actum(chronicum_id, row) for row in reversed(rows)]
+    kinds, actor_kinds, new, parse, load = (
+        _ACTUM_KINDS,
+        _ACTOR_KINDS,
+        object.__new__,
+        datetime.fromisoformat,
+        load_metadata,
+    )
+    set_chronicum_id, set_kind, set_actor_kind, set_actor, set_content, set_meta, set_id, set_at = (
+        _SETTERS
+    )
+    acta = []
+    for actum_id, kind, actor_kind, actor, content, metadata, at in reversed(rows):
+        actum = new(Actum)
+        set_chronicum_id(actum, chronicum_id)
+        set_kind(actum, kinds[kind])
+        set_actor_kind(actum, actor_kinds[actor_kind])
+        set_actor(actum, actor)
+        set_content(actum, content)
+        set_meta(actum, load(metadata))
+        set_id(actum, actum_id)
+        set_at(actum, parse(at))
+        acta.append(actum)
+    return acta
+
+
+def row_chronicum(row: tuple[Any, ...]) -> Chronicum:
+    """Build a chronicum from ``(id, owner_id, created_at)``."""
+    return Chronicum(id=row[0], owner_id=row[1], created_at=datetime.fromisoformat(row[2]))
+
+
+def actum_params(owner_id: str, actum: Actum, at: datetime, key: str | None) -> tuple[Any, ...]:
+    """Parameters for ``INSERT``: the owner and chronicum, then ``COLUMNS``, then the key."""
+    metadata = actum.metadata
+    return (
+        owner_id,
+        actum.chronicum_id,
+        actum.id,
+        actum.kind.value,
+        actum.actor_kind.value,
+        actum.actor,
+        actum.content,
+        json.dumps(metadata, ensure_ascii=False, separators=(",", ":")) if metadata else "{}",
+        utc_text(at),
+        key,
+    )
+
+
+def stamped(actum: Actum, at: datetime) -> Actum:
+    """``actum`` with ``at`` set and its metadata frozen, as returned by a write."""
+    return _actum(
+        actum.chronicum_id,
+        actum.kind,
+        actum.actor_kind,
+        actum.actor,
+        actum.content,
+        frozen_metadata(actum.metadata),
+        actum.id,
+        at,
+    )
