@@ -27,7 +27,7 @@ from typing import Any
 
 from chronica import demo as chronica_demo
 from chronica.stores.sqlite import SQLiteStore
-from chronomem import ChronoMem, Fact
+from chronomem import ChronoMem, Episode, Fact
 
 from .cli._output import count, timeline_lines
 
@@ -45,9 +45,10 @@ def _heading(out: Out, number: int, title: str, why: str) -> None:
     out(f"   {why}")
 
 
-def _facts(out: Out, facts: Sequence[Fact]) -> None:
-    for f in facts:
-        out(f"     • {f.content}   [{f.category}, {f.tokens} tokens]")
+def _facts(out: Out, found: Sequence[Fact | Episode]) -> None:
+    for f in found:
+        about = f.category if isinstance(f, Fact) else f.speaker
+        out(f"     • {f.content}   [{about}, {f.tokens} tokens]")
 
 
 def _fresh(path: Path) -> None:

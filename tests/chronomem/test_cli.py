@@ -339,3 +339,19 @@ def test_a_time_outside_utc_range_is_a_usage_error(
     assert code == 2
     assert "outside the years" in err
     assert not db.exists()
+
+
+def test_recall_shows_episodes_beside_facts(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with ChronoMem(db, owner="ardian") as memory:
+        said = memory.remember_episode(
+            "I went to the support group yesterday.", speaker="Caroline", session="chat 1"
+        )
+        memory.remember("Caroline goes to a support group on Mondays", category="habit")
+    code, out, _ = run(capsys, "recall", "When did Caroline go to the support group?")
+    assert code == 0
+    assert "episode" in out
+    assert "Caroline" in out
+    assert "1 fact, 1 episode, " in out
+    found = run_json(capsys, "recall", "support group")
+    assert {item["kind"] for item in found} == {"fact", "episode"}
+    assert said in {item["id"] for item in found}

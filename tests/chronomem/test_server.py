@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 from mcp import Client, ClientSession
 
-from chronomem import server
+from chronomem import ChronoMem, server
 
 from .mcp_client import call, call_error, connect, raw_stdio, run, server_env, text_of
 from .mcp_client import server_args as _args
@@ -90,7 +90,7 @@ def test_memory_tools_remember_revise_and_recall(tmp_path: Path) -> None:
             )
             assert {f["id"] for f in every["facts"]} == {wifi["id"], eth["id"]}
             compact = text_of(await s.call_tool("chronomem_recall", {"query": "ThinkPad"}))
-            assert compact.splitlines()[0].startswith("1 fact (")
+            assert compact.splitlines()[0].startswith("1 fact, ")
             assert compact.splitlines()[1].startswith(f"- [{eth['id']}] ThinkPad T14 primary")
             assert "(net; valid from " in compact
             tight = await call(s, "chronomem_recall", query="ThinkPad interface", token_budget=1)
@@ -407,3 +407,25 @@ def test_a_foreign_file_is_refused_untouched(tmp_path: Path) -> None:
     assert "not a SQLite database" in done.stderr
     assert "Traceback" not in done.stderr
     assert foreign.read_bytes() == b"my diary, not a database\n"
+
+
+def test_recall_returns_episodes_with_who_said_them(tmp_path: Path) -> None:
+    with ChronoMem(tmp_path / "m.db", owner="t") as memory:
+        said = memory.remember_episode(
+            "I went to the support group yesterday.", speaker="Caroline", session="chat 1"
+        )
+    config = server.config_from_args(_args("--db", str(tmp_path / "m.db"), "--owner", "t"), {})
+
+    async def go() -> None:
+        async with Client(server.build_server(config)) as c:
+            result = await c.call_tool("chronomem_recall", {"query": "support group"})
+            assert not result.is_error
+            out = result.structured_content
+            assert out is not None
+            assert out["facts"] == []
+            assert [e["id"] for e in out["episodes"]] == [said]
+            assert out["episodes"][0]["speaker"] == "Caroline"
+            assert out["total_tokens"] == out["episodes"][0]["tokens"]
+            assert f"[{said}] Caroline: I went to the support group" in text_of(result)
+
+    run(go)

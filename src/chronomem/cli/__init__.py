@@ -125,7 +125,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 def cmd_recall(args: argparse.Namespace) -> int:
     as_of, known_at = _when(args.as_of), _when(args.known_at)
     with _memory(args) as memory:
-        facts = memory.recall(
+        found = memory.recall(
             args.query,
             token_budget=args.budget,
             limit=args.limit,
@@ -135,13 +135,13 @@ def cmd_recall(args: argparse.Namespace) -> int:
             category=args.category,
         )
     if args.json:
-        show.dump_json([f.to_dict() for f in facts])
-    elif facts:
-        show.show_facts(facts)
-        print(f"\n{show.count(len(facts), 'fact')}, {sum(f.tokens for f in facts)} tokens")
+        show.dump_json([item.to_dict() for item in found])
+    elif found:
+        show.show_recalled(found)
+        print(f"\n{show.recall_summary(found)}")
     else:
         print("nothing recalled", file=sys.stderr)
-    return EXIT_OK if facts else EXIT_EMPTY
+    return EXIT_OK if found else EXIT_EMPTY
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:

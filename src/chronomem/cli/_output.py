@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, TextIO, TypeVar
 
-from chronomem import Contradiction, Fact
+from chronomem import Contradiction, Episode, Fact
 
 __all__ = [
     "Progress",
@@ -21,9 +21,10 @@ __all__ = [
     "dump_json",
     "format_time",
     "print_table",
+    "recall_summary",
     "short_id",
     "show_contradictions",
-    "show_facts",
+    "show_recalled",
     "show_timeline",
     "timeline_lines",
 ]
@@ -77,20 +78,32 @@ def _state(fact: Fact) -> str:
     return "active" if fact.valid_until is None else "ended"
 
 
-def show_facts(facts: Sequence[Fact], out: TextIO | None = None, *, scores: bool = True) -> None:
-    """A table of facts, best (or oldest) first."""
-    headers = ["id", "score", "trust", "tokens", "category", "content"]
+def show_recalled(items: Sequence[Fact | Episode], out: TextIO | None = None) -> None:
+    """A table of what recall found, best first: facts (by category) and episodes (by who
+    said them), with the score and tokens that decided their place."""
+    headers = ["id", "kind", "score", "trust", "tokens", "about", "content"]
     rows = [
-        [f.id, f"{f.score:.4f}", f"{f.trust_score:.1f}", f.tokens, f.category or "-", f.content]
-        for f in facts
-    ]
-    if not scores:
-        headers = ["id", "state", "valid from", "category", "content"]
-        rows = [
-            [f.id, _state(f), format_time(f.valid_from), f.category or "-", f.content]
-            for f in facts
+        [
+            item.id,
+            item.kind,
+            f"{item.score:.4f}",
+            f"{item.trust_score:.1f}" if isinstance(item, Fact) else "-",
+            item.tokens,
+            (item.category or "-") if isinstance(item, Fact) else item.speaker,
+            item.content,
         ]
+        for item in items
+    ]
     print_table(headers, rows, out)
+
+
+def recall_summary(items: Sequence[Fact | Episode]) -> str:
+    """``2 facts, 1 episode, 37 tokens``: what a recall returned, in a line."""
+    facts = sum(isinstance(item, Fact) for item in items)
+    parts = [count(facts, "fact")]
+    if len(items) > facts:
+        parts.append(count(len(items) - facts, "episode"))
+    return ", ".join([*parts, f"{sum(item.tokens for item in items)} tokens"])
 
 
 def show_contradictions(found: Sequence[Contradiction], out: TextIO | None = None) -> None:

@@ -16,7 +16,7 @@ from mcp.types import CallToolResult, TextContent
 from typing_extensions import TypedDict
 
 from chronica import Actum
-from chronomem import Fact
+from chronomem import Episode, Fact
 
 __all__ = [
     "ActaOut",
@@ -26,13 +26,16 @@ __all__ = [
     "FactOut",
     "ForgetOut",
     "RecallOut",
+    "RecalledEpisode",
     "RecalledFact",
     "RememberOut",
     "SupersedeOut",
     "TimelineOut",
     "actum_out",
     "fact_out",
+    "recall_out",
     "recalled",
+    "recalled_episode",
     "result",
 ]
 
@@ -51,6 +54,18 @@ class RecalledFact(TypedDict):
     valid_from: str
     valid_until: str | None
     superseded_by: str | None
+    score: float
+    tokens: int
+
+
+class RecalledEpisode(TypedDict):
+    """A turn of a conversation as recall returns it: what was said, by whom, where, when."""
+
+    id: str
+    content: str
+    speaker: str
+    session: str
+    at: str
     score: float
     tokens: int
 
@@ -88,9 +103,11 @@ class ForgetOut(TypedDict):
 
 
 class RecallOut(TypedDict):
-    """Facts best first, and the tokens they cost together."""
+    """Facts and episodes, each best first, and the tokens they cost together (the text
+    block lists both in one ranking)."""
 
     facts: list[RecalledFact]
+    episodes: list[RecalledEpisode]
     total_tokens: int
 
 
@@ -153,6 +170,27 @@ def recalled(fact: Fact) -> RecalledFact:
     )
 
 
+def recalled_episode(episode: Episode) -> RecalledEpisode:
+    return RecalledEpisode(
+        id=episode.id,
+        content=episode.content,
+        speaker=episode.speaker,
+        session=episode.session,
+        at=episode.at.isoformat(),
+        score=episode.score,
+        tokens=episode.tokens,
+    )
+
+
+def recall_out(items: Sequence[Fact | Episode]) -> RecallOut:
+    """Split a recall's ranking into its facts and its episodes, each keeping its order."""
+    return RecallOut(
+        facts=[recalled(i) for i in items if isinstance(i, Fact)],
+        episodes=[recalled_episode(i) for i in items if isinstance(i, Episode)],
+        total_tokens=sum(i.tokens for i in items),
+    )
+
+
 def fact_out(fact: Fact) -> FactOut:
     return FactOut(
         **recalled(fact),
@@ -177,10 +215,19 @@ def _fact_line(fact: Fact) -> str:
     )
 
 
-def result(structured: Mapping[str, Any], head: str, facts: Sequence[Fact]) -> CallToolResult:
+def _episode_line(episode: Episode) -> str:
+    """One turn as a model reads it: who said what, in which conversation, and when."""
+    said = episode.at.strftime("%Y-%m-%d %H:%M")
+    return f"- [{episode.id}] {episode.speaker}: {episode.content} ({episode.session}; {said})"
+
+
+def result(
+    structured: Mapping[str, Any], head: str, items: Sequence[Fact | Episode]
+) -> CallToolResult:
     """Structured output for programs, and compact lines (not indented JSON) for the model:
     recall exists to save context tokens, so its text should not spend them on syntax."""
-    text = "\n".join([head, *(_fact_line(f) for f in facts)])
+    lines = (_fact_line(i) if isinstance(i, Fact) else _episode_line(i) for i in items)
+    text = "\n".join([head, *lines])
     return CallToolResult(content=[TextContent(text=text)], structured_content=dict(structured))
 
 

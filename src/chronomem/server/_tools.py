@@ -21,7 +21,7 @@ from pydantic import Field
 from chronica import ActorKind, Actum, ActumKind, ChronicaError
 from chronomem import ChronoMemError
 from chronomem._validate import check_text
-from chronomem.cli._output import count
+from chronomem.cli._output import count, recall_summary
 
 from ._output import (
     ActaOut,
@@ -35,7 +35,7 @@ from ._output import (
     TimelineOut,
     actum_out,
     fact_out,
-    recalled,
+    recall_out,
     result,
 )
 from ._state import State
@@ -117,13 +117,14 @@ async def chronomem_recall(
 ) -> Annotated[CallToolResult, RecallOut]:
     """Find what is known that is relevant to a question, best first.
 
-    Use it before answering anything that may depend on earlier conversations. Set
-    token_budget to cap how much context the facts may take (packing stops at the exact
-    budget). as_of asks what was true at a past moment (ISO-8601); known_at asks what
+    Use it before answering anything that may depend on earlier conversations. It returns
+    facts (what was decided to be true) and episodes (what was said, by whom, in which
+    conversation). Set token_budget to cap how much context they may take (packing stops at
+    the exact budget). as_of asks what was true at a past moment (ISO-8601); known_at asks what
     was believed at a past moment. active_only=False also returns superseded facts.
     """
     with _readable_errors():
-        facts = await _state(ctx).read(
+        found = await _state(ctx).read(
             lambda s: s.memory.recall(
                 query,
                 token_budget=token_budget,
@@ -134,13 +135,9 @@ async def chronomem_recall(
                 active_only=active_only,
             )
         )
-    total = sum(f.tokens for f in facts)
-    head = (
-        f"{count(len(facts), 'fact')} ({total} tokens), best first:"
-        if facts
-        else "nothing recalled"
-    )
-    return result(RecallOut(facts=[recalled(f) for f in facts], total_tokens=total), head, facts)
+    out = recall_out(found)
+    head = f"{recall_summary(found)}, best first:" if found else "nothing recalled"
+    return result(out, head, found)
 
 
 async def chronomem_supersede(
