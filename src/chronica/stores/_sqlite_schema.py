@@ -183,6 +183,8 @@ def _check_integrity(conn: sqlite3.Connection, path: str) -> None:
     """
     try:
         problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
+    except sqlite3.OperationalError:
+        raise  # busy, locked, an I/O error: a reason not to open, but not proof of damage
     except sqlite3.DatabaseError as e:  # a page too damaged even to check
         problems = [str(e)]
     if problems != ["ok"]:
