@@ -108,7 +108,9 @@ class Chronicarius:
 
         For a caller that must know an import will be accepted before it writes anything
         else (chronomem checks sessions before it imports facts). Raises what
-        :meth:`restore` would raise for the same records.
+        :meth:`restore` would raise for the same records; only what depends on the store's
+        contents is left to :meth:`restore` itself, in its transaction: an actum ID the
+        store already holds in another chronicum (:class:`chronica.DuplicateActumError`).
         """
         self._checked_restore(owner_id, chronica, acta)
 
