@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import secrets
 import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 
 from chronomem import server
@@ -13,6 +15,8 @@ from chronomem.server import _app
 
 from .mcp_client import server_args as _args
 from .mcp_client import server_env
+
+STRONG = secrets.token_urlsafe(32)
 
 
 def test_non_loopback_http_without_token_is_refused(tmp_path: Path) -> None:
@@ -22,10 +26,10 @@ def test_non_loopback_http_without_token_is_refused(tmp_path: Path) -> None:
     with pytest.raises(server.ServerConfigError, match="CHRONOMEM_TOKEN"):
         server.config_from_args(_args("--http", "[2001:db8::1]:8765"), env)
     config = server.config_from_args(
-        _args("--http", "0.0.0.0:8765"), {**env, "CHRONOMEM_TOKEN": "s3cret"}
+        _args("--http", "0.0.0.0:8765"), {**env, "CHRONOMEM_TOKEN": STRONG}
     )
     assert config.http == ("0.0.0.0", 8765)
-    assert config.token == "s3cret"
+    assert config.token == STRONG
     local = server.config_from_args(_args("--http", "localhost:9000"), env)
     assert local.http == ("localhost", 9000)
     assert local.token is None
@@ -71,3 +75,57 @@ def test_rebinding_protection_stays_on_for_every_bind() -> None:
     assert "localhost:*" in named.allowed_hosts
     ipv6 = _app._transport_security("::1", [])
     assert "[::1]:*" in ipv6.allowed_hosts
+
+
+@pytest.mark.parametrize(
+    ("token", "why"),
+    [
+        ("1", "is 1 characters; at least 32"),
+        ("s3cret", "is 6 characters"),
+        ("correct horse battery staple", "is 28 characters"),
+        ("a" * 64, "only 1 different characters"),
+        ("12" * 20, "only 2 different characters"),
+    ],
+)
+def test_a_guessable_token_is_refused_for_a_network_bind(token: str, why: str) -> None:
+    env = {"CHRONOMEM_TOKEN": token}
+    for host in ("0.0.0.0", "10.0.0.7", "[2001:db8::1]"):
+        with pytest.raises(server.ServerConfigError, match="could be guessed") as refused:
+            server.config_from_args(_args("--http", f"{host}:8765"), env)
+        assert why in str(refused.value)
+        assert "secrets.token_urlsafe(32)" in str(refused.value)
+    # On loopback a token is optional, so a weak one is the user's own business.
+    assert server.config_from_args(_args("--http", "127.0.0.1:8765"), env).token == token
+    hex_token = secrets.token_hex(16)  # 32 hex digits: the shortest kind we accept
+    assert (
+        server.config_from_args(
+            _args("--http", "0.0.0.0:8765"), {"CHRONOMEM_TOKEN": hex_token}
+        ).token
+        == hex_token
+    )
+
+
+def test_a_weak_token_stops_the_server_with_the_reason(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "chronomem.server", "--http", "0.0.0.0:8765"],
+        env={**server_env(tmp_path / "m.db", "tester"), "CHRONOMEM_TOKEN": "1"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "CHRONOMEM_TOKEN is 1 characters; at least 32 are needed" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "m.db").exists()
+
+
+def test_the_token_check_takes_no_shortcut() -> None:
+    check = _app._BearerToken(STRONG)
+
+    async def go() -> None:
+        assert await check.verify_token(STRONG) is not None
+        for guess in ("", STRONG[:-1], STRONG + "x", STRONG.upper(), "\ud800"):
+            assert await check.verify_token(guess) is None
+
+    anyio.run(go)

@@ -6,6 +6,7 @@ the SDK's lifespan and closed on shutdown.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -26,15 +27,23 @@ __all__ = ["build_server", "serve"]
 
 
 class _BearerToken:
-    """Accepts exactly one shared secret, compared in constant time."""
+    """Accepts exactly one shared secret, compared in constant time.
+
+    Digests are compared rather than the tokens themselves, so even the time a comparison
+    takes does not depend on how long the guess was or how much of it was right.
+    """
 
     def __init__(self, token: str) -> None:
-        self._token = token.encode()
+        self._digest = _digest(token)
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        if hmac.compare_digest(token.encode(errors="replace"), self._token):
+        if hmac.compare_digest(_digest(token), self._digest):
             return AccessToken(token=token, client_id="chronomem", scopes=[])
         return None
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8", errors="surrogatepass")).digest()
 
 
 def _lifespan(config: ServerConfig) -> Any:

@@ -18,15 +18,27 @@ from chronomem.cli._config import DEFAULT_DB, resolve_db, resolve_owner
 
 __all__ = [
     "DEFAULT_PORT",
+    "MIN_TOKEN_CHARS",
     "ServerConfig",
     "ServerConfigError",
     "add_server_arguments",
+    "check_token",
     "config_from_args",
     "is_loopback",
 ]
 
 DEFAULT_PORT = 8765
 _LOOPBACK_NAMES = ("localhost",)
+
+MIN_TOKEN_CHARS = 32
+"""Shortest bearer token accepted on a network bind: 32 random URL-safe characters are about
+190 bits, far beyond guessing; the memory behind it is private."""
+
+MIN_TOKEN_DISTINCT = 10
+"""Fewest different characters in such a token: "aaaa...a" or "1212...12" is long, not secret.
+A random hex token of 32 digits has about 16."""
+
+TOKEN_ADVICE = 'make one with: python -c "import secrets; print(secrets.token_urlsafe(32))"'
 
 
 class ServerConfigError(ValueError):
@@ -96,15 +108,39 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def check_token(token: str, host: str) -> None:
+    """Refuse a bearer token that could be guessed, for a bind other machines can reach.
+
+    Anyone who can reach the port may try tokens as fast as the server answers, so a short
+    or repetitive one guards nothing.
+    """
+    problem = None
+    if len(token) < MIN_TOKEN_CHARS:
+        problem = f"is {len(token)} characters; at least {MIN_TOKEN_CHARS} are needed"
+    elif len(set(token)) < MIN_TOKEN_DISTINCT:
+        problem = (
+            f"uses only {len(set(token))} different characters; "
+            f"a random token uses at least {MIN_TOKEN_DISTINCT}"
+        )
+    if problem:
+        raise ServerConfigError(
+            f"refusing to serve on non-loopback address {host!r}: CHRONOMEM_TOKEN {problem}, "
+            f"so it could be guessed by anyone who reaches the port; {TOKEN_ADVICE}"
+        )
+
+
 def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> ServerConfig:
-    """Build a :class:`ServerConfig`; refuse an exposed HTTP bind without a token."""
+    """Build a :class:`ServerConfig`; refuse an exposed HTTP bind without a strong token."""
     http = _parse_http(args.http) if args.http else None
     token = environ.get("CHRONOMEM_TOKEN") or None
-    if http is not None and not is_loopback(http[0]) and token is None:
-        raise ServerConfigError(
-            f"refusing to serve on non-loopback address {http[0]!r} without a bearer token: "
-            "set CHRONOMEM_TOKEN (clients send 'Authorization: Bearer <token>')"
-        )
+    if http is not None and not is_loopback(http[0]):
+        if token is None:
+            raise ServerConfigError(
+                f"refusing to serve on non-loopback address {http[0]!r} without a bearer token: "
+                "set CHRONOMEM_TOKEN (clients send 'Authorization: Bearer <token>'); "
+                + TOKEN_ADVICE
+            )
+        check_token(token, http[0])
     return ServerConfig(
         db=resolve_db(args.db, environ),
         owner=resolve_owner(args.owner, environ),
