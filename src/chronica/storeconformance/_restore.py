@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from chronica._errors import ChronicumNotFoundError, DuplicateActumError
+from chronica._errors import ChronicaError, ChronicumNotFoundError, DuplicateActumError
 from chronica._model import Actum, Chronicum
 from chronica.store import RestorableStore
 
@@ -98,3 +98,13 @@ class RestorableStoreContract(ContractBase):
             mine.get("new")
         assert mine.acta("existing") == []
         assert elsewhere.acta("hers") == [taken]
+
+    def test_an_actum_without_its_chronicum_refuses_the_whole_batch(
+        self, store: RestorableStore, mine: OwnerView
+    ) -> None:
+        chronicum, acta = _exported("a", 2)
+        _, orphans = _exported("nowhere", 1)
+        with pytest.raises(ChronicaError):
+            _restore(store, [chronicum], [*acta, *orphans])
+        with pytest.raises(ChronicumNotFoundError):
+            mine.get("a")

@@ -102,9 +102,12 @@ class InMemoryStore:
         :meth:`chronica.Chronicarius.restore`, which validates first.
         """
         with self._lock:
-            # Check every ID before changing anything: a refused batch leaves no trace.
+            # Check every actum before changing anything: a refused batch leaves no trace.
+            restored = {chronicum.id for chronicum in chronica}
             for actum in acta:
                 session = self._sessions.get((owner_id, actum.chronicum_id))
+                if session is None and actum.chronicum_id not in restored:
+                    raise ChronicumNotFoundError(actum.chronicum_id)
                 if actum.id in self._ids and (session is None or actum.id not in session.ids):
                     raise DuplicateActumError(actum.id)
             for chronicum in chronica:
