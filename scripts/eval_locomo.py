@@ -55,7 +55,6 @@ EPISODE_ABLATIONS: dict[str, LexicalParams] = {
     "chronomem": FULL,
     "without the previous turns as context": dataclasses.replace(FULL, context=(0.0, 0.0)),
     "without the speaker field": dataclasses.replace(FULL, speaker=0.0),
-    "without the session prior": dataclasses.replace(FULL, session=0.0),
     "without time words for 'when'": dataclasses.replace(FULL, time_words=0.0),
     "without the date prior": dataclasses.replace(FULL, date=0.0),
     "with FTS5's BM25 shape (k1 1.2, b 0.75)": dataclasses.replace(FULL, k1=1.2, b=0.75),
@@ -107,11 +106,11 @@ def _set_weights(mem: ChronoMem, weights: dict[str, float]) -> None:
 def evaluate(conversations: list[Conversation]) -> dict[str, Any]:
     """Every figure of the report, as a JSON-able dict."""
     episodes = _run_path(
-        conversations, remember_episodes, EPISODE_ABLATIONS, _set_params,  # type: ignore[arg-type]
+        conversations, remember_episodes, EPISODE_ABLATIONS, _set_params,
         lambda m, q: [r["id"] for r in m.recall(q, limit=10, kinds=("episode",))],
     )  # fmt: skip
     facts = _run_path(
-        conversations, remember_facts, _fact_weights(), _set_weights,  # type: ignore[arg-type]
+        conversations, remember_facts, _fact_weights(), _set_weights,
         lambda m, q: [r["id"] for r in m.recall(q, limit=10, active_only=False)],
     )  # fmt: skip
     fts5 = score(conversations, fts5_ranker)

@@ -23,3 +23,12 @@ def test_snippet_runs(snippet: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     # The "write your own store" snippet names a hypothetical MyStore; stand one in.
     namespace: dict[str, object] = {"__name__": "readme", "MyStore": InMemoryStore}
     exec(compile(snippet, str(README), "exec"), namespace)
+
+
+def test_generated_figures_match_the_committed_benchmark_files() -> None:
+    # Every figure between <!-- generated: NAME --> markers comes from a file under bench/.
+    from scripts.readme_tables import render
+
+    text = README.read_text(encoding="utf-8")
+    assert "<!-- generated: locomo -->" in text
+    assert render(text) == text, "README.md is stale: run python scripts/readme_tables.py"

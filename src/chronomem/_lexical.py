@@ -6,7 +6,6 @@ Scoring (all parameters measured on real conversations, see ``scripts/eval_locom
   ``k1 = 0.5`` and ``b = 0.1``: turns are short, so a repeated word or a long turn says little.
 * Speaker: a query that names a speaker ("When did Caroline...") boosts that speaker's turns,
   and the name is not also matched as a word (in a conversation it is in half the turns).
-* Session: turns from the sessions that cover most of the query's words rank higher.
 * Time: a "when" question prefers turns that carry time words ("yesterday", "last week").
 * Date: a query naming a date, month or year prefers items said (or valid from) in that span
   or up to two weeks after it (people tell of last week's news).
@@ -21,7 +20,6 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,7 +42,6 @@ class LexicalParams:
     b: float = 0.1
     context: tuple[float, float] = (FIELD_WEIGHTS[1], FIELD_WEIGHTS[2])
     speaker: float = 3.0
-    session: float = 1.0
     time_words: float = 1.0
     date: float = 2.0
     date_after_days: int = 14
@@ -68,17 +65,14 @@ class PoolRow:
 
     rowid: int
     speaker: str | None
-    session: str | None
     moment: int
     fields: tuple[str, str, str]
 
     @classmethod
-    def of(
-        cls, rowid: int, speaker: str | None, session: str | None, moment: int, *columns: str
-    ) -> PoolRow:
+    def of(cls, rowid: int, speaker: str | None, moment: int, *columns: str) -> PoolRow:
         """A row from the stored columns (space-separated terms)."""
         body, ctx1, ctx2 = (f" {c} " for c in columns)
-        return cls(rowid, speaker, session, moment, (body, ctx1, ctx2))
+        return cls(rowid, speaker, moment, (body, ctx1, ctx2))
 
     def length(self, weights: Sequence[float]) -> float:
         """The weighted number of terms (a padded column of n terms holds n + 1 spaces)."""
@@ -139,16 +133,6 @@ def _date_prior(q: LexicalQuery, moment: int, p: LexicalParams) -> float:
     return max(0.0, 1.0 - days / (window + 1))
 
 
-def _session_prior(matches: Sequence[tuple[PoolRow, dict[str, float]]]) -> dict[str, float]:
-    """Each session's share of the query's words found among its candidate turns."""
-    covered: dict[str, set[str]] = defaultdict(set)
-    for row, counts in matches:
-        if row.session is not None:
-            covered[row.session].update(counts)
-    best = max((len(c) for c in covered.values()), default=0)
-    return {s: len(c) / best for s, c in covered.items()} if best else {}
-
-
 def score_pool(
     q: LexicalQuery,
     rows: Sequence[PoolRow],
@@ -164,7 +148,6 @@ def score_pool(
     scale = sum(idf.values()) / (3.0 * len(idf)) if idf else 0.0
     weights = (1.0, *p.context)
     matches = [(row, c) for row in rows if (c := _term_counts(q, row, *p.context))]
-    sessions = _session_prior(matches) if p.session else {}
     scored: list[tuple[int, float]] = []
     for row, counts in matches:
         norm = p.k1 * (1.0 - p.b + p.b * row.length(weights) / avgdl)
@@ -172,8 +155,6 @@ def score_pool(
         prior = 0.0
         if row.speaker is not None and row.speaker in q.speakers:
             prior += p.speaker
-        if row.session is not None:
-            prior += p.session * sessions.get(row.session, 0.0)
         if q.asks_when and _TIME.search(row.fields[0]):
             prior += p.time_words
         prior += p.date * _date_prior(q, row.moment, p)

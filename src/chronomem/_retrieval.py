@@ -110,8 +110,8 @@ def _split_by_frequency(
     return rare, common
 
 
-_POOL_COLUMNS = """f.rowid, f.speaker, f.session, f.valid_from, f.trust, f.confidence, f.kind,
-    f.terms, chronomem_lex.body, chronomem_lex.ctx1, chronomem_lex.ctx2"""
+_POOL_COLUMNS = """f.rowid, f.speaker, f.valid_from, f.trust, f.confidence, f.kind, f.terms,
+    chronomem_lex.body, chronomem_lex.ctx1, chronomem_lex.ctx2"""
 
 
 def _pool_rows(
@@ -170,15 +170,15 @@ def _lexical(
     seen = {r[0] for r in rows}
     newest = _pool_rows(conn, common, view, "chronomem_lex.rowid DESC", COMMON_DEPTH)
     rows += [r for r in newest if r[0] not in seen]
-    meta = {r[0]: (r[4], r[5]) for r in rows}
-    pool = [PoolRow.of(r[0], _speaker_key(r[1]) if r[1] else None, *r[2:4], *r[8:11]) for r in rows]
+    meta = {r[0]: (r[3], r[4]) for r in rows}
+    pool = [PoolRow.of(r[0], _speaker_key(r[1]) if r[1] else None, r[2], *r[7:10]) for r in rows]
     dfs, corpus = _statistics(conn, view.owner, terms)
     lexical = score_pool(q, pool, dfs, corpus, params)
     qset = set(jaccard_terms(query))
     overlap = []
     for r in rows:
-        if r[6] == "fact":
-            fset = set(r[7].split())
+        if r[5] == "fact":
+            fset = set(r[6].split())
             overlap.append((r[0], len(qset & fset) / max(len(qset | fset), 1)))
     overlap.sort(key=lambda o: (-o[1], -o[0]))
     return lexical[:CHANNEL_DEPTH], [o for o in overlap if o[1] > 0][:CHANNEL_DEPTH], meta
