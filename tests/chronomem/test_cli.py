@@ -203,7 +203,9 @@ def test_export_import_round_trip_is_lossless(
             assert restored == original
     with ChronoMem(db, owner="ardian") as a, ChronoMem(copy, owner="ardian") as b:
         assert list(a.export_facts()) == list(b.export_facts())
-    assert SQLiteStore(copy).acta("dinner") == SQLiteStore(db).acta("dinner")
+    assert SQLiteStore(copy).acta("dinner", owner_id="ardian") == SQLiteStore(db).acta(
+        "dinner", owner_id="ardian"
+    )
     code, again, _ = run(capsys, "export", "--db", str(copy))
     assert again.splitlines() == dump.read_text().splitlines()
     assert run_json(capsys, "import", str(dump), "--db", str(copy))["facts"] == 0

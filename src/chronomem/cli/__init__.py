@@ -176,7 +176,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     with contextlib.closing(SQLiteStore(_db_path(args))) as store:
         mine = [c for c in store.chronica() if c.owner_id == _owner(args)]
         stats["sessions"] = len(mine)
-        stats["acta"] = sum(len(store.acta(c.id)) for c in mine)
+        stats["acta"] = sum(len(store.acta(c.id, owner_id=c.owner_id)) for c in mine)
     if args.json:
         show.dump_json(stats)
     else:

@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, BinaryIO
 
-from chronica import ActorKind, Actum, ActumKind, Chronicum
+from chronica import ActorKind, Actum, ActumKind, ChronicaError, Chronicarius, Chronicum
 from chronica.stores.sqlite import SQLiteStore
-from chronomem import ChronoMem
+from chronomem import ChronoMem, ChronoMemError
 
 from ._output import Progress
 from ._time import parse_time
 
-__all__ = ["ExportFormatError", "Loaded", "export_lines", "load", "restore"]
+__all__ = ["ExportFormatError", "Loaded", "PartialImportError", "export_lines", "load", "restore"]
 
 FORMAT_VERSION = 1
 
@@ -64,7 +64,7 @@ def export_lines(memory: ChronoMem, store: SQLiteStore, owner: str) -> Iterator[
         if chronicum.owner_id != owner:
             continue
         yield json.dumps({"chronicum": _chronicum_record(chronicum)}, ensure_ascii=False)
-        for actum in store.acta(chronicum.id):
+        for actum in store.acta(chronicum.id, owner_id=owner):
             yield json.dumps({"actum": _actum_record(actum)}, ensure_ascii=False)
 
 
@@ -156,14 +156,38 @@ def load(source: BinaryIO, owner: str, *, progress_label: str = "reading") -> Lo
 
 
 def restore(loaded: Loaded, memory: ChronoMem, store: SQLiteStore) -> tuple[int, int]:
-    """Write what :func:`load` read; returns (facts inserted, acta in restored sessions)."""
-    progress = Progress("restoring sessions", len(loaded.chronica))
+    """Write what :func:`load` read; returns (facts inserted, acta newly stored).
+
+    Everything that can be checked is checked before anything is written: the sessions by
+    chronica's own restore rules (those of a live write), the facts by the memory's (its
+    import validates every record before its transaction). Each part is then written in one
+    transaction. Both parts skip what they already hold, so after a failure that only the
+    write itself can find (an actum ID another owner's session already holds, a full disk),
+    importing the same file again completes it.
+    """
+    owner = memory.owner
+    acta = [a for c in loaded.chronica for a in loaded.acta[c.id]]
+    chronicarius = Chronicarius(store)
+    chronicarius.check_restore(owner, loaded.chronica, acta)
+    progress = Progress("restoring", 1)
     if loaded.facts:
         progress.note(f"writing {len(loaded.facts):,} facts in one transaction...")
     inserted = memory.import_facts(loaded.facts)  # all or nothing: lineage spans the file
-    acta = 0
-    for chronicum in progress.track(loaded.chronica):
-        store.restore(chronicum, loaded.acta[chronicum.id])
-        acta += len(loaded.acta[chronicum.id])
-    progress.finish()
-    return inserted, acta
+    if acta or loaded.chronica:
+        progress.note(f"writing {len(loaded.chronica):,} sessions in one transaction...")
+    try:
+        stored = chronicarius.restore(owner, loaded.chronica, acta)
+    except ChronicaError as e:
+        raise PartialImportError(inserted, e) from e
+    return inserted, stored
+
+
+class PartialImportError(ChronoMemError):
+    """The facts were imported but the sessions were refused by the write itself."""
+
+    def __init__(self, facts: int, cause: Exception) -> None:
+        super().__init__(
+            f"imported {facts} new facts, but no sessions: {cause}; importing the same file "
+            "again skips what is already there and retries the sessions"
+        )
+        self.facts = facts
