@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = ["MAX_US", "MIN_US", "Contradiction", "Fact", "FactId", "from_us", "to_us"]
 
@@ -81,8 +81,37 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+class _Record:
+    """Read a record as attributes or as a mapping: ``r.content`` or ``r["content"]``.
+
+    Recall results are documented as mappings (the seed reads ``f['trust_score']``); a typed
+    record that also answers ``[]`` and ``keys()`` serves both styles.
+    """
+
+    _names: ClassVar[tuple[str, ...]] = ()  # each subclass's own, filled on first use
+
+    @classmethod
+    def _fields(cls) -> tuple[str, ...]:
+        if not cls._names:
+            cls._names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]  # subclasses are dataclasses
+        return cls._names
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._fields():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def keys(self) -> tuple[str, ...]:
+        """Field names, so ``dict(record)``-style code and ``record["key"]`` agree."""
+        return self._fields()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict: datetimes as ISO-8601 strings, tuples as lists."""
+        return {name: _jsonable(getattr(self, name)) for name in self._fields()}
+
+
 @dataclass(frozen=True)
-class Fact:
+class Fact(_Record):
     """One bi-temporal assertion; read as attributes or ``fact["key"]``.
 
     ``score``, ``tokens`` and ``ranks`` explain a recall result: the fused RRF score, the token
@@ -109,20 +138,9 @@ class Fact:
     ranks: Mapping[str, int] = field(default_factory=dict)
     kind: str = "fact"
 
-    def __getitem__(self, key: str) -> Any:
-        return _item(self, key)
-
-    def keys(self) -> tuple[str, ...]:
-        """Field names, so ``dict(fact)``-style code and ``fact["key"]`` agree."""
-        return _names(self)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict: datetimes as ISO-8601 strings, tuples as lists."""
-        return {name: _jsonable(getattr(self, name)) for name in _names(self)}
-
 
 @dataclass(frozen=True)
-class Episode:
+class Episode(_Record):
     """One turn of a conversation: what was said, by whom, in which session, and when.
 
     Episodes are what was said; facts are what an agent decided to believe. An episode is
@@ -146,32 +164,6 @@ class Episode:
     tokens: int = 0
     ranks: Mapping[str, int] = field(default_factory=dict)
     kind: str = "episode"
-
-    def __getitem__(self, key: str) -> Any:
-        return _item(self, key)
-
-    def keys(self) -> tuple[str, ...]:
-        """Field names, so ``dict(episode)``-style code and ``episode["key"]`` agree."""
-        return _names(self)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict: datetimes as ISO-8601 strings."""
-        return {name: _jsonable(getattr(self, name)) for name in _names(self)}
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {
-    kind: tuple(f.name for f in dataclasses.fields(kind)) for kind in (Fact, Episode)
-}
-
-
-def _names(record: Fact | Episode) -> tuple[str, ...]:
-    return _FIELD_NAMES[type(record)]
-
-
-def _item(record: Fact | Episode, key: str) -> Any:
-    if key not in _FIELD_NAMES[type(record)]:
-        raise KeyError(key)
-    return getattr(record, key)
 
 
 @dataclass(frozen=True)
