@@ -11,7 +11,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -113,7 +113,11 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def http_server(
-    tmp_path: Path, *, token: str | None = None, extra_env: Mapping[str, str] | None = None
+    tmp_path: Path,
+    *,
+    token: str | None = None,
+    extra_env: Mapping[str, str] | None = None,
+    args: Sequence[str] = (),
 ) -> Iterator[str]:
     """A ``python -m chronomem.server --http`` subprocess on loopback; yields its MCP URL."""
     port = free_port()
@@ -122,7 +126,7 @@ def http_server(
         env["CHRONOMEM_TOKEN"] = token
     with (tmp_path / "http.log").open("w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "chronomem.server", "--http", f"127.0.0.1:{port}"],
+            [sys.executable, "-m", "chronomem.server", "--http", f"127.0.0.1:{port}", *args],
             env=env,
             stderr=log,
         )

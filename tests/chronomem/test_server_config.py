@@ -129,3 +129,14 @@ def test_the_token_check_takes_no_shortcut() -> None:
             assert await check.verify_token(guess) is None
 
     anyio.run(go)
+
+
+def test_session_limits_have_safe_defaults_and_refuse_nonsense() -> None:
+    config = server.config_from_args(_args(), {})
+    assert config.max_sessions == 100
+    assert config.session_idle == 900
+    tuned = server.config_from_args(_args("--max-sessions", "5", "--session-idle", "30"), {})
+    assert (tuned.max_sessions, tuned.session_idle) == (5, 30.0)
+    for bad in (("--max-sessions", "0"), ("--session-idle", "nan"), ("--session-idle", "-1")):
+        with pytest.raises(SystemExit):
+            _args(*bad)

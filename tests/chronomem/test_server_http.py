@@ -95,3 +95,44 @@ def test_a_write_waiting_for_the_lock_stalls_no_one_else(tmp_path: Path) -> None
 
     with http_server(tmp_path) as url:
         run(lambda: go(url))
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "abandoned", "version": "0"},
+    },
+}
+
+
+def test_abandoned_sessions_are_bounded_and_expire(tmp_path: Path) -> None:
+    # Clients that initialize and walk away: at most --max-sessions are held (the rest are
+    # refused with 503 instead of growing the process), and idle ones are closed.
+    headers = {"Accept": "application/json, text/event-stream"}
+
+    async def initialize_many(url: str, n: int) -> list[int]:
+        async with httpx2.AsyncClient(timeout=30) as raw:
+            codes = []
+            for _ in range(n):
+                reply = await raw.post(url, json=INITIALIZE, headers=headers)
+                codes.append(reply.status_code)
+            return codes
+
+    async def go(url: str) -> None:
+        codes = await initialize_many(url, 300)
+        assert codes.count(200) == 20
+        assert set(codes) == {200, 503}
+        await anyio.sleep(3)  # every session idles past --session-idle
+        again = await initialize_many(url, 19)
+        assert again == [200] * 19
+        # A real client takes the last free place, and is served.
+        async with _session(url) as s:
+            await call(s, "chronomem_remember", content="Ardian prefers quiet tables")
+
+    args = ("--max-sessions", "20", "--session-idle", "1")
+    with http_server(tmp_path, args=args) as url:
+        run(lambda: go(url))

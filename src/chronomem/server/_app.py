@@ -157,4 +157,7 @@ def serve(config: ServerConfig) -> None:
         host=host,
         port=port,
         transport_security=_transport_security(host, config.allowed_hosts),
+        # Abandoned sessions must not pile up: bounded in number, and closed when idle.
+        max_sessions=config.max_sessions,
+        session_idle_timeout=config.session_idle,
     )

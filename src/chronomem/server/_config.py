@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -17,7 +18,9 @@ from typing import Literal
 from chronomem.cli._config import DEFAULT_DB, resolve_db, resolve_owner
 
 __all__ = [
+    "DEFAULT_MAX_SESSIONS",
     "DEFAULT_PORT",
+    "DEFAULT_SESSION_IDLE",
     "MIN_TOKEN_CHARS",
     "ServerConfig",
     "ServerConfigError",
@@ -38,6 +41,14 @@ MIN_TOKEN_DISTINCT = 10
 """Fewest different characters in such a token: "aaaa...a" or "1212...12" is long, not secret.
 A random hex token of 32 digits has about 16."""
 
+DEFAULT_MAX_SESSIONS = 100
+"""Open HTTP sessions at most: a personal memory has a handful of clients, and each session
+held costs memory (1,500 abandoned ones grew the process by 59 MB)."""
+
+DEFAULT_SESSION_IDLE = 900.0
+"""Seconds a session may sit with no request in flight before it is closed. An open event
+stream counts as activity, so a connected client is never cut off; an abandoned session is."""
+
 TOKEN_ADVICE = 'make one with: python -c "import secrets; print(secrets.token_urlsafe(32))"'
 
 
@@ -54,6 +65,8 @@ class ServerConfig:
     http: tuple[str, int] | None = None
     token: str | None = None
     allowed_hosts: tuple[str, ...] = ()
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    session_idle: float = DEFAULT_SESSION_IDLE
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
 
 
@@ -81,6 +94,19 @@ def _parse_http(value: str) -> tuple[str, int]:
     return host, port
 
 
+def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
+    """An argparse type: a finite number above zero (argparse turns the error into usage)."""
+
+    def parse(text: str) -> float:
+        value = kind(text)
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"must be a number above 0, got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its message
+    return parse
+
+
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the flags of ``chronomem serve`` / ``python -m chronomem.server`` to ``parser``."""
     parser.add_argument("--db", help=f"SQLite file (env CHRONOMEM_DB, default {DEFAULT_DB})")
@@ -99,6 +125,21 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME",
         help="extra Host header value accepted over HTTP (DNS-rebinding protection stays on)",
+    )
+    parser.add_argument(
+        "--max-sessions",
+        type=_positive(int),
+        default=DEFAULT_MAX_SESSIONS,
+        metavar="N",
+        help=f"HTTP sessions open at once; more are refused with 503 ({DEFAULT_MAX_SESSIONS})",
+    )
+    parser.add_argument(
+        "--session-idle",
+        type=_positive(float),
+        default=DEFAULT_SESSION_IDLE,
+        metavar="SECONDS",
+        help="close an HTTP session idle this long; an open event stream is not idle "
+        f"({DEFAULT_SESSION_IDLE:.0f})",
     )
     parser.add_argument(
         "--log-level",
@@ -147,5 +188,7 @@ def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> Se
         http=http,
         token=token,
         allowed_hosts=tuple(args.allow_host),
+        max_sessions=args.max_sessions,
+        session_idle=args.session_idle,
         log_level=args.log_level,
     )
