@@ -49,7 +49,7 @@ from chronica.stores.sqlite import SQLiteStore  # noqa: E402  # after the path f
 OWNER, CID, NEIGHBOUR = "ardian", "dinner-friday", "small-talk"
 NEIGHBOUR_SYSTEM = "chronica SQLiteStore, 100-acta chronicum in the same file"
 CONTENT = "Found three quiet places in Kemang with a table for four on Friday at 7pm: " + "x" * 48
-COLUMNS = "chronicum_id, seq, id, kind, actor_kind, actor, content, metadata, at"
+COLUMNS = "owner_id, chronicum_id, seq, id, kind, actor_kind, actor, content, metadata, at"
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,18 @@ def _actum() -> Actum:
 def _bulk_rows(n: int, cid: str = CID) -> Iterator[tuple[Any, ...]]:
     at = datetime.now(timezone.utc).isoformat(timespec="microseconds")
     for i in range(n):
-        yield (cid, i + 1, f"{cid}-{i:08d}", "message", "agent", "agent-1", CONTENT, "{}", at)
+        yield (
+            OWNER,
+            cid,
+            i + 1,
+            f"{cid}-{i:08d}",
+            "message",
+            "agent",
+            "agent-1",
+            CONTENT,
+            "{}",
+            at,
+        )
 
 
 def _through_chronicarius(
@@ -143,9 +154,10 @@ def _through_chronicarius(
 
 def inmemory(size: int, stack: contextlib.ExitStack) -> list[Subject]:
     store = InMemoryStore()
-    store.create(CID, OWNER)
-    for actum in (_actum() for _ in range(size)):
-        store.record(actum)
+    store.create(CID, owner_id=OWNER)
+    actum = _actum()
+    for i in range(size):  # IDs as Chronicarius would assign them: unique in the store
+        store.record(dataclasses.replace(actum, id=f"{CID}-{i:08d}"), owner_id=OWNER)
     return [_through_chronicarius("chronica InMemoryStore", "-", store, durable=False)]
 
 
@@ -157,11 +169,11 @@ def sqlite_store(size: int, stack: contextlib.ExitStack, tmp: Path) -> list[Subj
     """
     path = tmp / f"store-{size}.db"
     with SQLiteStore(path) as store:
-        store.create(CID, OWNER)
-        store.create(NEIGHBOUR, OWNER)
+        store.create(CID, owner_id=OWNER)
+        store.create(NEIGHBOUR, owner_id=OWNER)
     raw = sqlite3.connect(path, isolation_level=None)
     raw.execute("BEGIN IMMEDIATE")
-    insert = f"INSERT INTO chronica_acta ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)"
+    insert = f"INSERT INTO chronica_acta ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)"
     raw.executemany(insert, _bulk_rows(size))
     raw.executemany(insert, _bulk_rows(100, NEIGHBOUR))
     raw.execute("COMMIT")
@@ -181,12 +193,13 @@ def raw_sqlite(size: int, stack: contextlib.ExitStack, tmp: Path) -> list[Subjec
     setup = sqlite3.connect(path, isolation_level=None)
     setup.execute("PRAGMA journal_mode = WAL")
     setup.execute(
-        "CREATE TABLE acta (chronicum_id TEXT, seq INTEGER, id TEXT, kind TEXT, "
+        "CREATE TABLE acta (owner_id TEXT, chronicum_id TEXT, seq INTEGER, id TEXT, kind TEXT, "
         "actor_kind TEXT, actor TEXT, content TEXT, metadata TEXT, at TEXT)"
     )
-    setup.execute("CREATE UNIQUE INDEX acta_seq ON acta (chronicum_id, seq)")
+    setup.execute("CREATE UNIQUE INDEX acta_seq ON acta (owner_id, chronicum_id, seq)")
     setup.execute("BEGIN")
-    setup.executemany(f"INSERT INTO acta ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", _bulk_rows(size))
+    insert = f"INSERT INTO acta ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)"
+    setup.executemany(insert, _bulk_rows(size))
     setup.execute("COMMIT")
     setup.close()
     seq = itertools.count(size + 1)
@@ -206,13 +219,15 @@ def _raw_calls(
         n = next(seq)
         at = datetime.now(timezone.utc).isoformat()
         conn.execute(
-            f"INSERT INTO acta ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
-            (CID, n, f"id-{n}", "message", "agent", "agent-1", CONTENT, "{}", at),
+            f"INSERT INTO acta ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (OWNER, CID, n, f"id-{n}", "message", "agent", "agent-1", CONTENT, "{}", at),
         )
 
     def read() -> list[Any]:
-        sql = "SELECT * FROM acta WHERE chronicum_id = ? ORDER BY seq DESC LIMIT 20"
-        return conn.execute(sql, (CID,)).fetchall()
+        sql = (
+            "SELECT * FROM acta WHERE owner_id = ? AND chronicum_id = ? ORDER BY seq DESC LIMIT 20"
+        )
+        return conn.execute(sql, (OWNER, CID)).fetchall()
 
     return insert, read
 
@@ -289,14 +304,16 @@ def postgres(size: int, stack: contextlib.ExitStack, dsn: str) -> list[Subject]:
 
     schema = f"bench_{size}_{os.getpid()}"
     store = stack.enter_context(PostgresStore(dsn, schema=schema))
-    store.create(CID, OWNER)
+    store.create(CID, owner_id=OWNER)
     with psycopg.connect(dsn, autocommit=True) as conn:
         copy_sql = f'COPY "{schema}".chronica_acta ({COLUMNS}) FROM STDIN'
         with conn.cursor() as cur, cur.copy(copy_sql) as copy:
             for row in _bulk_rows(size):
                 copy.write_row(row)
         conn.execute(
-            f'UPDATE "{schema}".chronica_chronica SET last_seq = %s WHERE id = %s', (size, CID)
+            f'UPDATE "{schema}".chronica_chronica SET last_seq = %s '
+            "WHERE owner_id = %s AND id = %s",
+            (size, OWNER, CID),
         )
         conn.execute(f'ANALYZE "{schema}".chronica_acta')
 
