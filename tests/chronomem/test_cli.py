@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import stat
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -357,3 +359,44 @@ def test_recall_shows_episodes_beside_facts(db: Path, capsys: pytest.CaptureFixt
     found = run_json(capsys, "recall", "support group")
     assert {item["kind"] for item in found} == {"fact", "episode"}
     assert said in {item["id"] for item in found}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["recall", "anything"],
+        ["timeline", "Ardian"],
+        ["contradictions"],
+        ["stats"],
+        ["export"],
+        ["forget", "some-id"],
+        ["supersede", "some-id", "x is y"],
+    ],
+)
+def test_reading_a_missing_memory_creates_nothing(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "new" / "dir" / "a.db"
+    code, out, err = run(capsys, *argv, "--db", str(missing), "--owner", "ardian")
+    assert code == 1
+    assert out == ""
+    assert f"{missing}: not found" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_first_write_creates_private_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("CHRONOMEM_DB", raising=False)
+    assert run(capsys, "stats")[0] == 1
+    assert not (tmp_path / ".chronomem").exists()
+    assert run(capsys, "remember", "Ardian prefers quiet tables")[0] == 0
+    home = tmp_path / ".chronomem"
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    assert (home / "memory.db").is_file()
+    deep = tmp_path / "a" / "b" / "m.db"
+    assert run(capsys, "import", os.devnull, "--db", str(deep))[0] == 1  # an empty file
+    assert stat.S_IMODE((tmp_path / "a").stat().st_mode) == 0o700
+    assert stat.S_IMODE((tmp_path / "a" / "b").stat().st_mode) == 0o700
+    assert run(capsys, "stats")[0] == 0

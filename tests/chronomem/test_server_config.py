@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -56,8 +57,11 @@ def test_database_path_expands_home_and_creates_parents(
     config = server.config_from_args(_args(), {"CHRONOMEM_DB": "~/deep/er/memory.db"})
     assert config.db == tmp_path / "deep" / "er" / "memory.db"
     assert config.db.parent.is_dir()
+    assert stat.S_IMODE((tmp_path / "deep").stat().st_mode) == 0o700  # a memory is private
+    assert stat.S_IMODE(config.db.parent.stat().st_mode) == 0o700
     default = server.config_from_args(_args("--owner", "zoe"), {})
     assert default.db == tmp_path / ".chronomem" / "memory.db"
+    assert stat.S_IMODE(default.db.parent.stat().st_mode) == 0o700
     assert default.owner == "zoe"
     flag = server.config_from_args(_args("--db", str(tmp_path / "f.db")), {"CHRONOMEM_DB": "x"})
     assert flag.db == tmp_path / "f.db"

@@ -41,8 +41,17 @@ class _Usage(Exception):
     """A value the user typed cannot be used (exit code 2)."""
 
 
+class _NotFound(Exception):
+    """What the user asked about does not exist (exit code 1)."""
+
+
 def _db_path(args: argparse.Namespace) -> Path:
-    return resolve_db(args.db, os.environ)
+    """The memory file; a command that only reads (or changes an existing fact) must find it
+    there, and creates neither the file nor its folder."""
+    path = resolve_db(args.db, os.environ, create=args.creates)
+    if not args.creates and not path.exists():
+        raise _NotFound(f"{path}: not found (no memory there yet; 'chronomem remember' makes one)")
+    return path
 
 
 def _owner(args: argparse.Namespace) -> str:
@@ -253,6 +262,7 @@ def _add(
     example: str,
     *,
     data: bool = True,
+    creates: bool = False,
 ) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         name,
@@ -262,7 +272,7 @@ def _add(
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[_common()] if data else [],
     )
-    parser.set_defaults(handler=handler)
+    parser.set_defaults(handler=handler, creates=creates)
     return parser
 
 
@@ -297,6 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_remember,
         "store a new fact",
         ("chronomem remember 'ThinkPad T14 primary interface is Wi-Fi' --category net"),
+        creates=True,
     )
     _fact_flags(p)
     p = _add(
@@ -361,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_import,
         "restore an export exactly (times, lineage)",
         ("chronomem import backup.jsonl --db ~/new.db"),
+        creates=True,
     )
     p.add_argument("file", help="JSON Lines file written by export ('-' for stdin)")
     p = _add(
@@ -392,7 +404,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (_Usage, InvalidFactError, ExportFormatError) as e:
         print(f"chronomem {args.command}: {e}", file=sys.stderr)
         return EXIT_USAGE
-    except (FactNotFoundError, FactNotActiveError) as e:
+    except (_NotFound, FactNotFoundError, FactNotActiveError) as e:
         print(f"chronomem {args.command}: {e}", file=sys.stderr)
         return EXIT_EMPTY
     except (ChronoMemError, ChronicaError, OSError) as e:

@@ -13,18 +13,41 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["DEFAULT_DB", "resolve_db", "resolve_owner"]
+__all__ = ["DEFAULT_DB", "make_private_folders", "resolve_db", "resolve_owner"]
 
 DEFAULT_DB = "~/.chronomem/memory.db"
 """Where the command line and the server keep the memory unless told otherwise."""
 
 
-def resolve_db(value: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> Path:
-    """The database path: flag, then ``CHRONOMEM_DB``, then the default; parents created."""
+def resolve_db(
+    value: str | os.PathLike[str] | None, environ: Mapping[str, str], *, create: bool = False
+) -> Path:
+    """The database path: flag, then ``CHRONOMEM_DB``, then the default.
+
+    Only a caller that writes passes ``create``, which makes the missing folders (private to
+    the user: a memory is personal); reading never creates anything.
+    """
     raw = value if value is not None else environ.get("CHRONOMEM_DB") or DEFAULT_DB
     path = Path(os.path.expanduser(os.fspath(raw)))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if create:
+        make_private_folders(path.parent)
     return path
+
+
+def make_private_folders(folder: Path) -> None:
+    """Create ``folder`` and any missing parents with mode 0700; existing ones are left as the
+    user set them. (``mkdir(parents=True, mode=...)`` applies the mode to the last one only.)"""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for each in reversed(missing):
+        try:
+            each.mkdir(mode=0o700)
+        except FileExistsError:  # another process made it meanwhile
+            continue
 
 
 def resolve_owner(value: str | None, environ: Mapping[str, str]) -> str:

@@ -183,7 +183,7 @@ def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> Se
             )
         check_token(token, http[0])
     return ServerConfig(
-        db=resolve_db(args.db, environ),
+        db=resolve_db(args.db, environ, create=True),  # the server writes
         owner=resolve_owner(args.owner, environ),
         http=http,
         token=token,
