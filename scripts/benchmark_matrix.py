@@ -1,7 +1,8 @@
 """Regenerate every benchmark figure in the README: ``python scripts/benchmark_matrix.py``.
 
-Five matrices (hardware, environment, graded, comparative, peers) measured on this machine,
-written to ``bench/results.md``, ``bench/results.json`` and ``bench/*.png``.
+Six matrices (hardware, environment, graded, comparative, peers and sessions, cost at 10k and
+1M items) measured on this machine, written to ``bench/results.md``, ``bench/results.json``
+and ``bench/*.png``.
 
 Examples::
 
@@ -31,8 +32,9 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a file: make `scripts.matrix` importable
     sys.path.insert(0, str(REPO))
 
-from scripts.matrix import (  # noqa: E402  # after the sys.path fix above  # noqa: E402  # after the sys.path fix above
+from scripts.matrix import (  # noqa: E402  # after the sys.path fix above
     baselines,
+    cost,
     data,
     environment,
     graded,
@@ -45,9 +47,10 @@ from scripts.matrix import (  # noqa: E402  # after the sys.path fix above  # no
     sessions,
     systems,
 )
+from scripts.matrix.cost_tables import cost_verdicts, verdict_lines  # noqa: E402  # as above
 
 FILL_CACHE = peers.NODE_DIR / "fills"
-MATRICES = ("hardware", "environment", "graded", "peers", "sessions")
+MATRICES = ("hardware", "environment", "graded", "peers", "sessions", "cost")
 
 QUICK: dict[str, Any] = {
     "hardware_sizes": [0, 2_000],
@@ -58,6 +61,8 @@ QUICK: dict[str, Any] = {
     "background": 30,
     "peer_sizes": [150],
     "session_sizes": [100, 500],
+    "cost_sizes": [1_000, 3_000],
+    "cost_mcp_size": 1_000,
 }
 FULL: dict[str, Any] = {
     "hardware_sizes": [0, 10_000, 100_000, 1_000_000],
@@ -68,6 +73,8 @@ FULL: dict[str, Any] = {
     "background": 300,
     "peer_sizes": [1_000, 10_000],
     "session_sizes": [100, 1_000, 10_000],
+    "cost_sizes": [10_000, 1_000_000],
+    "cost_mcp_size": 10_000,
 }
 
 
@@ -125,6 +132,16 @@ def _measure(
             "rows": peers.run_peers(cfg["peer_sizes"], seed=seed, log=log),
             "memory_server_version": peers.MEMORY_SERVER_VERSION,
         }
+    if name == "cost":
+        return cost.run_cost(
+            cfg["cost_sizes"],
+            serial=cfg["serial"],
+            queries=cfg["queries"],
+            mcp_size=cfg["cost_mcp_size"],
+            seed=seed,
+            cache_dir=cfg["cache_dir"],
+            log=log,
+        )
     return {"rows": sessions.run_sessions(cfg["session_sizes"], log=log)}
 
 
@@ -224,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     results_file.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     _render(results, out)
     log(f"wrote {out / 'results.md'}, {results_file.name} and the plots")
+    if "cost" in chosen:  # the goals, said where the person running it looks
+        print("\n".join(verdict_lines(cost_verdicts(results["cost"]))), file=sys.stderr)
     return 0
 
 

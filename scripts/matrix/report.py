@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .cost_tables import cost_tables, cost_verdicts, verdict_lines
 from .data import TIERS
 from .tables import (
     comparison_tables,
@@ -21,7 +22,7 @@ from .tables import (
 __all__ = ["render"]
 
 _MACHINE_ORDER = ("CPU", "cores", "RAM", "OS", "Python", "SQLite", "Node.js", "chronomem")
-_MATRICES = ("hardware", "environment", "graded", "peers", "sessions")
+_MATRICES = ("hardware", "environment", "graded", "peers", "sessions", "cost")
 _INTRO = """\
 # chronomem benchmark matrix
 
@@ -187,6 +188,28 @@ def _peers(results: dict[str, Any]) -> list[str]:
     return out
 
 
+def _cost(results: dict[str, Any]) -> list[str]:
+    section = results.get("cost")
+    if not section:
+        return []
+    first = section["rows"][0]
+    note = (
+        "Each size is one fresh process holding two files side by side: one of facts (the "
+        "scaling facts of matrix 1) and one of episodes (generated conversations between pairs "
+        "of friends, 24 turns a session). `recall(query, limit=10)` on the facts file and "
+        '`recall(query, limit=10, kinds=("episode",))` on the episodes file alternate, '
+        f"{first['queries']} questions each after five untimed rounds. Then {first['serial']} "
+        "serial `remember_episode` and `remember` calls, each its own transaction "
+        "(WAL, `synchronous=NORMAL`: an acknowledged write survives the process being killed). "
+        "The files are filled through chronomem's own insert code in transactions of 20,000 "
+        "(the fill column; cached by a hash of the write path). Over MCP, one client drives "
+        "`chronomem serve` on each file and a one-tool server on the same SDK "
+        "(`scripts/matrix/trivial_server.py`), one call to each in turn."
+    )
+    body = [*cost_tables(section), "", *verdict_lines(cost_verdicts(section))]
+    return _section("6. Cost: recall and writes at scale, facts and episodes", body, note)
+
+
 def render(results: dict[str, Any]) -> str:
     """The whole report as Markdown."""
     lines = [_INTRO.format(seed=results["meta"]["seed"])]
@@ -199,6 +222,6 @@ def render(results: dict[str, Any]) -> str:
             f"Machine: {results['meta']['machine']['CPU']}, "
             f"{results['meta']['machine']['cores']} cores; details below.",
         )
-    for part in (_hardware, _environment, _graded, _comparative, _peers):
+    for part in (_hardware, _environment, _graded, _comparative, _peers, _cost):
         lines += part(results)
     return "\n".join(lines).rstrip() + "\n"

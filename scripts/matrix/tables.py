@@ -5,6 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from .data import TIERS
+from .fmt import ms as _ms
+from .fmt import pct as _pct
+from .fmt import ratio as _ratio
+from .fmt import table as _table
 
 __all__ = [
     "comparison_tables",
@@ -22,29 +26,12 @@ __all__ = [
 SYSTEM_ORDER = ("flat memory", "vector store", "chronomem")
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
-
-
-def _ms(value: float) -> str:
-    return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:.0f}"
-
-
-def _pct(d: dict[str, float], *keys: str) -> str:
-    return " / ".join(_ms(d[k]) for k in keys)
-
-
 def _num(value: float | None, digits: int = 2) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
 def _rate(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.0f}%"
-
-
-def _ratio(a: float, b: float) -> str:
-    return "n/a" if not b else f"{a / b:.2f}x"
 
 
 def _duration(seconds: float) -> str:

@@ -1,0 +1,282 @@
+"""Matrix 6: what recall and writes cost at 10k and 1M stored items, facts and episodes.
+
+For each size a fresh worker process (``python -m scripts.matrix.cost '<json spec>'``) opens
+two files side by side, one of facts and one of episodes (conversation turns from
+:mod:`.talk`), and times ``recall(limit=10)`` on them in alternation, so the machine's drift
+hits both alike; then serial ``remember_episode`` and ``remember`` calls, each its own
+durable transaction. Large files are built through chronomem's private insert path in big
+transactions (not timed) and cached by a hash of the write path, as matrix 1's are.
+
+Over MCP stdio at one size, ``chronomem serve`` answers ``chronomem_recall`` in alternation
+with a trivial ``echo`` tool on the same SDK (:mod:`.trivial_server`), both driven by one
+client in one run: the ratio is what recall costs beyond the SDK's own per-call overhead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+import chronomem
+from chronomem import ChronoMem
+from chronomem._episodes import check_episode, insert_episode  # private: bulk fill only
+from chronomem._validate import check_fact  # private: bulk fill only
+from chronomem._write import insert_fact, prepare  # private: bulk fill only
+
+from .data import scaling_queries, synthetic_facts
+from .hardware import REPO
+from .stats import percentiles
+from .talk import Turn, conversation_queries, turns
+from .worker import _WRITE_PATH
+
+__all__ = ["GOALS", "run_cost"]
+
+GOALS: dict[str, Any] = {
+    "recall_p50_ms": {"10000": 1.5, "1000000": 5.0},  # issue 9, section 5
+    "remember_episode_per_s": 2_000.0,
+    "mcp_recall_vs_trivial": 2.0,
+    "mcp_size": 10_000,
+}
+_OWNER = "bench"
+_BATCH = 20_000
+_FILL_MODULES = (*_WRITE_PATH, "_episodes.py", "_lexindex.py", "_lexicon.py", "_claims.py")
+KINDS = ("facts", "episodes")
+
+
+def _fill_key(kind: str, size: int, seed: int) -> str:
+    """Names a filled file by what decides its bytes: kind, size, seed and the write path."""
+    digest = hashlib.sha256()
+    for name in _FILL_MODULES:
+        module = Path(chronomem.__file__).parent / name
+        digest.update(module.read_bytes() if module.exists() else b"")
+    return f"cost-{kind}-{size}-{seed}-{digest.hexdigest()[:12]}.db"
+
+
+def _insert_facts(mem: ChronoMem, size: int, seed: int) -> None:
+    facts = synthetic_facts(size, seed=seed)
+    opts = {"trust": 0.8, "confidence": 1.0, "valid_from": None, "source": None, "metadata": None}
+    while batch := list(islice(facts, _BATCH)):
+        ready = [
+            prepare(check_fact(f.content, category=f.category, entities=list(f.entities), **opts))
+            for f in batch
+        ]
+        with mem._db.write() as conn:  # private: one transaction per batch, for speed
+            for p in ready:
+                insert_fact(conn, mem.owner, p, system_time=mem._clock.now())
+
+
+def _insert_episodes(mem: ChronoMem, size: int, seed: int) -> None:
+    said = turns(size, seed=seed)
+    while batch := list(islice(said, _BATCH)):
+        ready = [
+            check_episode(t.content, speaker=t.speaker, session=t.session, at=t.at, metadata=None)
+            for t in batch
+        ]
+        with mem._db.write() as conn:  # private: one transaction per batch, for speed
+            for e in ready:
+                insert_episode(conn, mem.owner, e, system_time=mem._clock.now())
+
+
+def _filled(kind: str, spec: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Fill ``path`` with ``size`` items of ``kind``, copying a cached fill when one matches."""
+    size, seed, cache = spec["size"], spec["seed"], spec.get("cache_dir")
+    template = Path(cache) / _fill_key(kind, size, seed) if cache else None
+    if template is not None and template.exists():
+        shutil.copyfile(template, path)
+        return {"fill_s": json.loads(template.with_suffix(".json").read_text()), "cached": True}
+    started = time.perf_counter()
+    with ChronoMem(path, owner=_OWNER) as mem:
+        (_insert_facts if kind == "facts" else _insert_episodes)(mem, size, seed)
+    fill_s = time.perf_counter() - started
+    if template is not None:  # closed, so the WAL is checkpointed into the file
+        template.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, template)
+        template.with_suffix(".json").write_text(json.dumps(fill_s))
+    return {"fill_s": fill_s, "cached": False}
+
+
+def _episode_queries(size: int, count: int, seed: int) -> list[str]:
+    pool = list(turns(min(size, 20_000), seed=seed))
+    return conversation_queries(random.Random(seed + 3).sample(pool, count), seed=seed)
+
+
+def _recall(mems: dict[str, ChronoMem], spec: dict[str, Any]) -> dict[str, list[float]]:
+    """Recall on the facts file and the episodes file in alternation, ``limit=10``."""
+    size, count, seed = spec["size"], spec["queries"], spec["seed"]
+    asks = {
+        "facts": (scaling_queries(count, seed=seed, population=size), None),
+        "episodes": (_episode_queries(size, count, seed), ("episode",)),
+    }
+    samples: dict[str, list[float]] = {k: [] for k in KINDS}
+    for i in range(-5, count):  # five untimed rounds warm the page cache and statements
+        for kind in KINDS:
+            queries, kinds = asks[kind]
+            started = time.perf_counter()
+            mems[kind].recall(queries[i % len(queries)], limit=10, kinds=kinds)
+            if i >= 0:
+                samples[kind].append(time.perf_counter() - started)
+    return samples
+
+
+def _serial(mems: dict[str, ChronoMem], spec: dict[str, Any]) -> dict[str, list[float]]:
+    """``serial`` new episodes and facts, each its own transaction, timed one by one."""
+    size, serial, seed = spec["size"], spec["serial"], spec["seed"]
+    new_turns: list[Turn] = list(islice(turns(size + serial, seed=seed), size, None))
+    new_facts = list(islice(synthetic_facts(size + serial, seed=seed), size, None))
+    out: dict[str, list[float]] = {"remember_episode": [], "remember": []}
+    for t, f in zip(new_turns, new_facts, strict=True):
+        started = time.perf_counter()
+        mems["episodes"].remember_episode(t.content, speaker=t.speaker, session=t.session, at=t.at)
+        out["remember_episode"].append(time.perf_counter() - started)
+        started = time.perf_counter()
+        mems["facts"].remember(f.content, category=f.category, entities=list(f.entities))
+        out["remember"].append(time.perf_counter() - started)
+    return out
+
+
+def measure(spec: dict[str, Any]) -> dict[str, Any]:
+    """One size, in this process: fill (or copy) both files, then time recall and writes."""
+    folder = Path(spec["dir"])
+    fills: dict[str, dict[str, Any]] = {}
+    paths: dict[str, Path] = {}
+    for kind in KINDS:
+        paths[kind] = folder / f"{kind}-{spec['size']}.db"
+        fills[kind] = _filled(kind, spec, paths[kind])
+        if spec.get("keep"):  # an untouched copy for the MCP run, before the serial writes
+            shutil.copyfile(paths[kind], folder / f"mcp-{kind}.db")
+    mems = {k: ChronoMem(p, owner=_OWNER) for k, p in paths.items()}
+    try:
+        recall = _recall(mems, spec)
+        serial = _serial(mems, spec)
+    finally:
+        for mem in mems.values():
+            mem.close()
+    return {"size": spec["size"], "fill": fills, "recall": recall, **serial}
+
+
+def _spawn(spec: dict[str, Any]) -> dict[str, Any]:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "scripts.matrix.cost", json.dumps(spec)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"cost worker failed with exit code {done.returncode}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _ms(samples: list[float]) -> dict[str, float]:
+    return {k: 1000 * v for k, v in percentiles(samples).items()}
+
+
+def _row(raw: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "size": raw["size"],
+        "fill": raw["fill"],
+        "recall_ms": {k: _ms(raw["recall"][k]) for k in KINDS},
+        "remember_episode_per_s": len(raw["remember_episode"]) / sum(raw["remember_episode"]),
+        "remember_episode_ms": _ms(raw["remember_episode"]),
+        "remember_per_s": len(raw["remember"]) / sum(raw["remember"]),
+        "serial": len(raw["remember"]),
+        "queries": len(raw["recall"]["facts"]),
+    }
+
+
+def _call(name: str, queries: dict[str, list[str]], i: int) -> tuple[str, dict[str, Any]]:
+    """The ``i``-th call to server ``name``: its tool and arguments."""
+    if name == "trivial":
+        return "echo", {"text": "ping"}
+    return "chronomem_recall", {"query": queries[name][i % len(queries[name])], "limit": 10}
+
+
+async def _mcp(folder: Path, queries: dict[str, list[str]], calls: int) -> dict[str, Any]:
+    """``chronomem_recall`` on each file and a trivial ``echo``, alternating, one client."""
+    script = Path(sys.executable).with_name("chronomem")
+    servers = {
+        kind: StdioServerParameters(
+            command=str(script),
+            args=["serve"],
+            env={"CHRONOMEM_DB": str(folder / f"mcp-{kind}.db"), "CHRONOMEM_OWNER": _OWNER},
+        )
+        for kind in KINDS
+    }
+    servers["trivial"] = StdioServerParameters(
+        command=sys.executable, args=["-m", "scripts.matrix.trivial_server"], cwd=str(REPO)
+    )
+    samples: dict[str, list[float]] = {name: [] for name in servers}
+    with open(folder / "servers.log", "w") as errlog:
+        async with AsyncExitStack() as stack:
+            sessions = {}
+            for name, params in servers.items():
+                read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+                sessions[name] = await stack.enter_async_context(ClientSession(read, write))
+                await sessions[name].initialize()
+            for i in range(-10, calls):  # ten untimed rounds warm both sides
+                for name, session in sessions.items():
+                    tool, args = _call(name, queries, i)
+                    started = time.perf_counter()
+                    result = await session.call_tool(tool, args)
+                    if i >= 0:
+                        samples[name].append(time.perf_counter() - started)
+                    if result.is_error:
+                        raise SystemExit(f"cost: {tool} failed over MCP: {result.content}")
+    return {name: _ms(s) for name, s in samples.items()} | {"calls": calls}
+
+
+def run_cost(
+    sizes: list[int],
+    *,
+    serial: int,
+    queries: int,
+    mcp_size: int,
+    seed: int,
+    cache_dir: str | None,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """Every size in its own worker process, then the MCP comparison at ``mcp_size``."""
+    rows: list[dict[str, Any]] = []
+    mcp: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="chronomem-bench-") as tmp:
+        for size in sizes:
+            log(f"cost: {size:,} facts beside {size:,} episodes, recall + serial writes")
+            spec: dict[str, Any] = {"size": size, "serial": serial, "queries": queries}
+            spec |= {"seed": seed, "cache_dir": cache_dir, "dir": tmp, "keep": size == mcp_size}
+            rows.append(_row(_spawn(spec)))
+            for stale in Path(tmp).glob(f"*-{size}.db*"):
+                stale.unlink()
+        if mcp_size in sizes:
+            log(f"cost: chronomem_recall vs a trivial tool over MCP stdio at {mcp_size:,}")
+            asks = {
+                "facts": scaling_queries(queries, seed=seed, population=mcp_size),
+                "episodes": _episode_queries(mcp_size, queries, seed),
+            }
+            mcp = anyio.run(_mcp, Path(tmp), asks, 2 * queries)
+            mcp["size"] = mcp_size
+    return {"goals": GOALS, "rows": rows, "mcp": mcp}
+
+
+def _main() -> None:
+    print(json.dumps(measure(json.loads(sys.argv[1]))))
+
+
+if __name__ == "__main__":
+    _main()
