@@ -6,6 +6,7 @@ from typing import Any
 
 from .cost_tables import cost_tables, cost_verdicts, verdict_lines
 from .data import TIERS
+from .session_tables import session_losses, session_table
 from .tables import (
     comparison_tables,
     environment_table,
@@ -15,8 +16,6 @@ from .tables import (
     losses,
     peer_losses,
     peer_tables,
-    session_losses,
-    session_table,
 )
 
 __all__ = ["render"]
@@ -180,10 +179,15 @@ def _peers(results: dict[str, Any]) -> list[str]:
     if sessions:
         note = (
             "Append one item per call, then read the last-20 window (50 reads) at each "
-            "session size. Append times are the last 200 appends before the checkpoint."
+            "session size. Append times are the last 200 appends before the checkpoint. Every "
+            "store runs in WAL mode at both durability settings: `synchronous=FULL` (an fsync "
+            "per commit, survives power loss; `SQLiteSession`'s default) and `NORMAL` "
+            "(survives a killed process; chronica's default; `SQLiteSession` set to it through "
+            "its own connection hook, and its setting read back from that connection). Each row "
+            "is compared with `SQLiteSession` at the same setting."
         )
-        lost = session_losses(sessions["rows"]) or ["- Nowhere in this run."]
-        body = [*session_table(sessions["rows"]), "", "**Where chronica loses.**", "", *lost]
+        body = [*session_table(sessions["rows"]), "", "**Where chronica loses.**", ""]
+        body += session_losses(sessions["rows"])
         out += _section("5b. Sessions: chronica vs OpenAI Agents SDK SQLiteSession", body, note)
     return out
 

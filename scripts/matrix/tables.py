@@ -19,8 +19,6 @@ __all__ = [
     "losses",
     "peer_losses",
     "peer_tables",
-    "session_losses",
-    "session_table",
 ]
 
 SYSTEM_ORDER = ("flat memory", "vector store", "chronomem")
@@ -261,33 +259,6 @@ def peer_tables(rows: list[dict[str, Any]]) -> list[str]:
     return [*_table(header, lat), "", *_table(header2, ok), "", *ratios]
 
 
-def session_table(rows: list[dict[str, Any]]) -> list[str]:
-    """Matrix 5b, with ratios against SQLiteSession at the same size."""
-    ref = {r["items"]: r for r in rows if "SQLiteSession" in r["store"]}
-    header = [
-        "store",
-        "items",
-        "append p50 / p95 (ms)",
-        "last-20 p50 / p95 (ms)",
-        "append p50 vs SQLiteSession",
-        "last-20 p50 vs SQLiteSession",
-    ]
-    body = []
-    for r in sorted(rows, key=lambda r: (r["items"], r["store"])):
-        base = ref.get(r["items"])
-        body.append(
-            [
-                r["store"],
-                f"{r['items']:,}",
-                _pct(r["append_ms"], "p50", "p95"),
-                _pct(r["window_ms"], "p50", "p95"),
-                _ratio(r["append_ms"]["p50"], base["append_ms"]["p50"]) if base else "n/a",
-                _ratio(r["window_ms"]["p50"], base["window_ms"]["p50"]) if base else "n/a",
-            ]
-        )
-    return _table(header, body)
-
-
 def _graded_row(systems: dict[str, Any], label: str, pick: Any) -> list[str]:
     return [label, *[pick(systems[n]) if n in systems else "n/a" for n in SYSTEM_ORDER[::-1]]]
 
@@ -378,21 +349,4 @@ def peer_losses(rows: list[dict[str, Any]]) -> list[str]:
                 f"- {size:,} facts, fact found when searching its entity's name: chronomem "
                 f"{_rate(cm['found_by_name'])} vs reference {_rate(ref['found_by_name'])}."
             )
-    return out
-
-
-def session_losses(rows: list[dict[str, Any]]) -> list[str]:
-    """Where a chronica row is slower than SQLiteSession at the same size."""
-    ref = {r["items"]: r for r in rows if "SQLiteSession" in r["store"]}
-    out = []
-    for r in rows:
-        base = ref.get(r["items"])
-        if base is None or r is base:
-            continue
-        for key, label in (("append_ms", "append"), ("window_ms", "last-20 read")):
-            if r[key]["p50"] > base[key]["p50"]:
-                out.append(
-                    f"- {r['store']}, {r['items']:,} items, {label} p50: "
-                    f"{_ms(r[key]['p50'])} ms vs SQLiteSession {_ms(base[key]['p50'])} ms."
-                )
     return out
