@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -82,6 +83,17 @@ class ChronoMem:
     def close(self) -> None:
         """Release the file. Later calls raise :class:`DatabaseError`."""
         self._db.close()
+
+    def for_owner(self, owner: str) -> ChronoMem:
+        """This memory's file and settings, scoped to ``owner``: one file, many owners.
+
+        For a service that keeps each of its users' memories apart (the ADK memory service
+        gives every app and user an owner). The result shares this memory's connection, so
+        closing either closes both.
+        """
+        view = copy.copy(self)
+        view.owner = check_text("owner", owner, max_bytes=200)
+        return view
 
     # -- writes -------------------------------------------------------------------------------
 

@@ -1,26 +1,40 @@
-"""A chronica session made recallable: its MESSAGE acta indexed as episodes.
+"""Conversations made recallable: turns from elsewhere (a chronica session, an agent framework's
+events) indexed as episodes.
 
-Incremental and idempotent: the acta already indexed are known by their ids (each episode keeps
-its actum's id as ``source``, unique per session), checked inside the write transaction, so a
-second call, or two racing calls, store each actum once.
+Incremental and idempotent: every turn names its ``source`` (a chronica actum's id, a framework
+event's id), unique in its session, and each episode keeps it. The sources already indexed are
+read inside the write transaction, so a second call, or two racing calls, store each turn once.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from chronica import ActumKind
 
-from ._episodes import EpisodeInput, insert_episode
-from ._model import to_us
+from ._episodes import EpisodeInput, check_episode, insert_episode
 from ._validate import MAX_CONTENT_BYTES
 
 if TYPE_CHECKING:
-    from chronica import Actum, Chronicarius
+    from chronica import Chronicarius
 
     from ._memory import ChronoMem
 
-__all__ = ["index_chronicum"]
+__all__ = ["Turn", "index_chronicum", "index_turns"]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn to index as an episode; ``source`` identifies it within its session."""
+
+    source: str
+    content: str
+    speaker: str
+    at: datetime | None = None
+    metadata: Mapping[str, Any] | None = None
 
 
 def _fitting(content: str) -> str:
@@ -32,25 +46,25 @@ def _fitting(content: str) -> str:
     return data[:MAX_CONTENT_BYTES].decode("utf-8", errors="ignore")
 
 
-def _episode(actum: Actum) -> EpisodeInput:
-    return EpisodeInput(
-        content=_fitting(actum.content),
-        speaker=actum.actor,
-        session=actum.chronicum_id,
-        at=to_us(actum.at) if actum.at is not None else None,
-        metadata=None,
-        source=actum.id,
+def _checked(session: str, turn: Turn) -> EpisodeInput:
+    return check_episode(
+        _fitting(turn.content),
+        speaker=turn.speaker,
+        session=session,
+        at=turn.at,
+        metadata=turn.metadata,
+        source=turn.source,
     )
 
 
-def index_chronicum(
-    mem: ChronoMem, chronicarius: Chronicarius, chronicum_id: str, owner: str
-) -> int:
-    """Index the session's MESSAGE acta not yet indexed; returns how many were added."""
-    acta = [
-        a
-        for a in chronicarius.get_acta(owner, chronicum_id, actum_kinds=[ActumKind.MESSAGE])
-        if a.content.strip()
+def index_turns(mem: ChronoMem, session: str, turns: Iterable[Turn]) -> int:
+    """Store the turns of ``session`` not indexed yet, in order; returns how many were added.
+
+    Blank turns are skipped. Every turn is checked before anything is written, so a bad one
+    (``InvalidFactError`` naming the field) stores none of them.
+    """
+    episodes = [
+        _checked(session, t) for t in turns if isinstance(t.content, str) and t.content.strip()
     ]
     added = 0
     with mem._db.write() as conn:
@@ -59,11 +73,21 @@ def index_chronicum(
             for row in conn.execute(
                 """SELECT source FROM chronomem_facts WHERE owner = ? AND session = ?
                    AND kind = 'episode' AND source IS NOT NULL""",
-                (mem.owner, chronicum_id),
+                (mem.owner, session),
             )
         }
-        for actum in acta:
-            if actum.id not in indexed:
-                insert_episode(conn, mem.owner, _episode(actum), system_time=mem._clock.now())
+        for episode in episodes:
+            if episode.source not in indexed:
+                insert_episode(conn, mem.owner, episode, system_time=mem._clock.now())
+                indexed.add(episode.source)
                 added += 1
     return added
+
+
+def index_chronicum(
+    mem: ChronoMem, chronicarius: Chronicarius, chronicum_id: str, owner: str
+) -> int:
+    """Index the session's MESSAGE acta not yet indexed; returns how many were added."""
+    acta = chronicarius.get_acta(owner, chronicum_id, actum_kinds=[ActumKind.MESSAGE])
+    turns = [Turn(source=a.id, content=a.content, speaker=a.actor, at=a.at) for a in acta]
+    return index_turns(mem, chronicum_id, turns)
