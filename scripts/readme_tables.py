@@ -19,7 +19,21 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as a file: make `scripts.matrix` importable
+    sys.path.insert(0, str(REPO))
+
+from scripts.matrix.cost_tables import (  # noqa: E402  # after the sys.path fix above
+    cost_tables,
+    cost_verdicts,
+    verdict_lines,
+)
+from scripts.matrix.fmt import ms, table  # noqa: E402  # as above
+from scripts.matrix.session_tables import session_losses  # noqa: E402  # as above
+from scripts.matrix.tables import key_table, losses, peer_losses  # noqa: E402  # as above
+
 README = REPO / "README.md"
+RESULTS = "results.json"
+_MATRICES = ("hardware", "environment", "graded", "peers", "sessions", "cost")
 BLOCK = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- /generated -->)", re.S)
 
 
@@ -64,7 +78,111 @@ def locomo() -> str:
     return "\n".join(lines)
 
 
-RENDERERS: dict[str, Callable[[], str]] = {"locomo": locomo}
+def _results() -> dict[str, Any]:
+    results: dict[str, Any] = _load(RESULTS)
+    return results
+
+
+def perf_machine() -> str:
+    """Where and when the matrix ran, and how busy the machine was."""
+    r = _results()
+    meta, m = r["meta"], r["meta"]["machine"]
+    loads = [r[k]["load_before"] for k in _MATRICES if k in r and "load_before" in r[k]]
+    codes = sorted({r[k]["code"] for k in _MATRICES if k in r and "code" in r[k]})
+    return (
+        f"Measured on {m['CPU']} ({m['cores']} cores, {m['RAM']}), {m['OS'].split('-')[0]}, "
+        f"Python {m['Python']}, SQLite {m['SQLite']}, in one {meta['mode']} run of "
+        f"`scripts/benchmark_matrix.py` started {meta['started']} (commit "
+        f"{' / '.join(codes)}). The 1-minute load average was {min(loads):.1f} to "
+        f"{max(loads):.1f} as the matrices started: other work shared the machine, so "
+        "absolute times are pessimistic, while ratios were measured side by side in that run. "
+        "The full report, with every table and its method: [bench/results.md](bench/results.md).\n"
+    )
+
+
+def perf_sessions() -> str:
+    """chronica against SQLiteSession at the largest session size, both durability settings."""
+    rows = _results()["sessions"]["rows"]
+    biggest = max(r["items"] for r in rows)
+    sdk = {
+        r["synchronous"]: r for r in rows if r["items"] == biggest and "SQLiteSession" in r["store"]
+    }
+    body = []
+    for r in sorted(
+        (r for r in rows if r["items"] == biggest), key=lambda r: (r["synchronous"], r["store"])
+    ):
+        base = sdk[r["synchronous"]]
+        body.append(
+            [
+                r["store"],
+                r["synchronous"],
+                ms(r["append_ms"]["p50"]),
+                ms(r["window_ms"]["p50"]),
+                f"{r['append_ms']['p50'] / base['append_ms']['p50']:.2f}x",
+                f"{r['window_ms']['p50'] / base['window_ms']['p50']:.2f}x",
+            ]
+        )
+    header = [
+        f"session of {biggest:,} items",
+        "synchronous",
+        "append p50 (ms)",
+        "last-20 read p50 (ms)",
+        "append vs SQLiteSession",
+        "read vs SQLiteSession",
+    ]
+    summary, *lost = session_losses(rows)
+    at_biggest = [line for line in lost if f", {biggest:,} items, " in line]
+    lines = [*table(header, body), "", f"**Where chronica loses.** {summary}"]
+    if at_biggest:
+        lines += ["", f"At {biggest:,} items ([bench/results.md](bench/results.md) lists all):"]
+        lines += ["", *at_biggest]
+    return "\n".join([*lines, ""])
+
+
+def perf_memory() -> str:
+    """Recall and write cost by size: matrix 1 (facts) and matrix 6 (facts beside episodes)."""
+    r = _results()
+    hardware = key_table({"hardware": r["hardware"]})
+    cost = r["cost"]
+    lines = [*hardware, *cost_tables(cost), "", *verdict_lines(cost_verdicts(cost)), ""]
+    return "\n".join(lines)
+
+
+def perf_matrix() -> str:
+    """The graded evaluation against the baselines, and the peer MCP server, with the losses."""
+    r = _results()
+    graded, peers = r["graded"], r["peers"]
+    biggest = max(row["facts"] for row in peers["rows"])
+    peer_lost = [line for line in peer_losses(peers["rows"]) if line.startswith(f"- {biggest:,} ")]
+    lines = [
+        f"Graded evaluation: {graded['questions']} questions in eight tiers over "
+        f"{graded['facts']:,} facts, the same for every system:",
+        "",
+        *key_table({"graded": graded}),
+        "Over MCP stdio, against the reference `@modelcontextprotocol/server-memory` "
+        f"{peers['memory_server_version']}:",
+        "",
+        *key_table({"peers": peers}),
+        "",
+        "Where chronomem loses to a baseline:",
+        "",
+        *(losses(graded["systems"]) or ["- nowhere in the graded evaluation."]),
+        "",
+        f"Where `chronomem serve` loses to the reference server at {biggest:,} facts:",
+        "",
+        *(peer_lost or [f"- nowhere at {biggest:,} facts."]),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+RENDERERS: dict[str, Callable[[], str]] = {
+    "locomo": locomo,
+    "perf_machine": perf_machine,
+    "perf_sessions": perf_sessions,
+    "perf_memory": perf_memory,
+    "perf_matrix": perf_matrix,
+}
 
 
 def render(text: str) -> str:

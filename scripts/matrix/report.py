@@ -186,8 +186,9 @@ def _peers(results: dict[str, Any]) -> list[str]:
             "its own connection hook, and its setting read back from that connection). Each row "
             "is compared with `SQLiteSession` at the same setting."
         )
-        body = [*session_table(sessions["rows"]), "", "**Where chronica loses.**", ""]
-        body += session_losses(sessions["rows"])
+        summary, *lost = session_losses(sessions["rows"])
+        body = [*session_table(sessions["rows"]), "", "**Where chronica loses.**", "", summary]
+        body += ["", *lost] if lost else []
         out += _section("5b. Sessions: chronica vs OpenAI Agents SDK SQLiteSession", body, note)
     return out
 
