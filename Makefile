@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-EXTRAS := dev,postgres,mcp,adk
+EXTRAS := dev,postgres,mcp,adk,openai-agents
 STAMP  := $(VENV)/.installed-$(EXTRAS)
 
 .PHONY: demo test lint typecheck unit bench bench-smoke clean

@@ -1,0 +1,330 @@
+"""The OpenAI Agents SDK's ``Session``, kept in chronica: ``ChronicaSession``.
+
+Switching from the SDK's own store is one line::
+
+    session = SQLiteSession("dinner-friday", "agents.db")                  # before
+    session = ChronicaSession("dinner-friday", owner="ardian", store="agents.db")  # after
+    result = await Runner.run(agent, "A table for four, please.", session=session)
+
+Needs ``pip install 'chronomem[openai-agents]'``. The session is the chronicum
+``session_id`` of ``owner``, so other agents read the same conversation through chronica,
+each item as an actum of a meaningful kind (see :mod:`chronica.integrations._openai_items`).
+
+**Append-only.** Nothing is ever deleted. ``pop_item`` records a retraction (a ``SYSTEM``
+message naming the actum it takes back) and ``clear_session`` a clear marker; the adapter's
+reads honour both, and the chronicum keeps everything for the audit trail.
+
+**Retries.** Every item is recorded under an idempotency key. A retried ``add_items`` is the
+same ``ChronicaSession`` object receiving the same items (equal as JSON, in the same order)
+after a call with them raised or was cancelled: it reuses that call's keys, so what the
+failed attempt had already stored is stored once and the rest is appended in order. Once a
+call has succeeded, the same items again are a new turn and are stored again, as the SDK's
+own stores would. A new ``ChronicaSession`` (another process, say) never takes its calls for
+another object's retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import json
+import os
+import secrets
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from chronica._chronicarius import Chronicarius
+from chronica._errors import (
+    ChronicaTypeError,
+    ChronicumNotFoundError,
+    IdempotencyUnsupportedError,
+    InvalidArgumentError,
+)
+from chronica._model import Actum
+from chronica._validation import check_chronicum_id, check_owner
+from chronica.store import IdempotentStore, Store
+
+from ._openai_items import (
+    MARK,
+    UnmappableItemError,
+    clear_marker,
+    item_actum,
+    item_of,
+    retraction,
+)
+
+if TYPE_CHECKING:
+    from agents.items import TResponseInputItem
+    from agents.memory import SessionSettings
+
+__all__ = ["ChronicaSession", "UnmappableItemError"]
+
+_T = TypeVar("_T")
+_KEY = "openai-agents"  # the prefix of every idempotency key the adapter uses
+_REMEMBERED_FAILURES = 64
+
+
+class ChronicaSession:
+    """An OpenAI Agents SDK ``Session`` over any chronica store.
+
+    ``store`` is a chronica store (``SQLiteStore``, ``PostgresStore``, ``InMemoryStore``...),
+    or a path to open a ``SQLiteStore`` at, or a ``postgresql://`` DSN to open a
+    ``PostgresStore`` with; a store the session opened is closed by :meth:`close`, one it
+    was given belongs to the caller. ``owner`` owns the chronicum: another owner's session
+    of the same ID is a different one. ``agent`` is the actor recorded for the agent's
+    items (assistant messages, tool calls and outputs, reasoning).
+
+    Store calls run in a worker thread, so a slow disk or network never blocks the event
+    loop. Example::
+
+        session = ChronicaSession("dinner-friday", owner="ardian", store="agents.db")
+        await session.add_items([{"role": "user", "content": "A table for four, please."}])
+        assert await session.get_items(limit=1) == [
+            {"role": "user", "content": "A table for four, please."}
+        ]
+    """
+
+    session_settings: SessionSettings | None = None
+
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        owner: str,
+        store: Store | str | os.PathLike[str],
+        agent: str = "openai-agents",
+        session_settings: SessionSettings | None = None,
+    ) -> None:
+        self.session_id = check_chronicum_id(session_id)
+        self._owner = check_owner(owner)
+        self._agent = _check_agent(agent)
+        self.session_settings = session_settings
+        self._store, self._owns_store = _open(store)
+        if not isinstance(self._store, IdempotentStore):
+            if self._owns_store:
+                _close(self._store)
+            raise IdempotencyUnsupportedError(self._store)
+        self._chronicarius = Chronicarius(self._store)
+        # Keys name this object and its call, so no other session's call matches them.
+        self._nonce = secrets.token_hex(8)
+        self._calls = itertools.count()
+        self._failed: dict[str, int] = {}  # batch digest -> the call number to retry with
+        self._lock = threading.Lock()
+
+    @property
+    def owner(self) -> str:
+        """The owner every item is recorded for."""
+        return self._owner
+
+    @property
+    def store(self) -> Store:
+        """The chronica store the session is kept in."""
+        return self._store
+
+    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        """The session's items, oldest first; with ``limit``, the latest ``limit`` of them.
+
+        ``limit=None`` falls back to ``session_settings.limit``. Retracted items (by
+        :meth:`pop_item`) and items before the latest :meth:`clear_session` are left out, as
+        are acta that other agents wrote to the chronicum directly.
+        """
+        if limit is None and self.session_settings is not None:
+            limit = self.session_settings.limit
+        if limit is not None and limit == 0:
+            return []
+        count = limit if limit is not None and limit > 0 else None
+        live = await asyncio.to_thread(self._live, count)
+        return [cast("TResponseInputItem", item_of(actum)) for actum in live]
+
+    async def add_items(self, items: list[TResponseInputItem]) -> None:
+        """Append ``items`` in order, each as one actum; a retried call stores nothing twice.
+
+        Every item is checked before anything is written: one the adapter cannot record
+        raises :class:`UnmappableItemError` naming it, and none of the batch is stored.
+        """
+        batch: list[Any] = list(items)
+        if not batch:
+            return
+        call = self._claim_call(batch)
+        try:
+            await _finish(asyncio.to_thread(self._add, batch, call))
+        except UnmappableItemError:
+            raise
+        except BaseException:
+            self._remember_failure(batch, call)
+            raise
+
+    async def pop_item(self) -> TResponseInputItem | None:
+        """Retract the latest item and return it; None if the session has none.
+
+        The item stays in the chronicum: a retraction actum is appended that the adapter's
+        reads honour. Two racing pops never return the same item.
+        """
+        popped = await _finish(asyncio.to_thread(self._pop))
+        return None if popped is None else cast("TResponseInputItem", item_of(popped))
+
+    async def clear_session(self) -> None:
+        """Retract every item so far by appending a clear marker; nothing is deleted."""
+        await _finish(asyncio.to_thread(self._clear))
+
+    def close(self) -> None:
+        """Close the store if the session opened it; a store it was given stays open."""
+        if self._owns_store:
+            _close(self._store)
+
+    def __repr__(self) -> str:
+        return f"ChronicaSession({self.session_id!r}, owner={self._owner!r}, store={self._store!r})"
+
+    # The blocking halves, run in a worker thread.
+
+    def _live(self, limit: int | None) -> list[Actum]:
+        """The acta of the live items, oldest first: the latest ``limit``, or all."""
+        window = limit or 0
+        while True:
+            try:
+                acta = self._chronicarius.get_acta(self._owner, self.session_id, last_n=window)
+            except ChronicumNotFoundError:
+                return []
+            live, complete = _newest_live(acta, limit)
+            if complete or window == 0 or len(acta) < window:
+                return live
+            window *= 2  # retractions or other agents' acta took room in the window
+
+    def _add(self, batch: list[Any], call: int) -> None:
+        acta = [
+            item_actum(i, item, chronicum_id=self.session_id, owner=self._owner, agent=self._agent)
+            for i, item in enumerate(batch)
+        ]  # every item is checked before the first write
+        for i, actum in enumerate(acta):
+            key = f"{_KEY}:{self._nonce}:{call}:{i}"
+            self._chronicarius.record_actum(self._owner, actum, idempotency_key=key)
+
+    def _pop(self) -> Actum | None:
+        while True:
+            live = self._live(1)
+            if not live:
+                return None
+            nonce = secrets.token_hex(8)
+            taken = live[0]
+            stored = self._chronicarius.record_actum(
+                self._owner,
+                retraction(self.session_id, self._agent, taken.id, nonce),
+                idempotency_key=f"{_KEY}:pop:{taken.id}",
+            )
+            if stored.metadata[MARK].get("nonce") == nonce:
+                return taken
+            # Another pop retracted this item first: take the next one.
+
+    def _clear(self) -> None:
+        try:
+            self._chronicarius.get_chronicum(self._owner, self.session_id)
+        except ChronicumNotFoundError:
+            return  # nothing was ever recorded: nothing to clear
+        self._chronicarius.record_actum(self._owner, clear_marker(self.session_id, self._agent))
+
+    # Retries of add_items.
+
+    def _claim_call(self, batch: list[Any]) -> int:
+        with self._lock:
+            if self._failed:
+                call = self._failed.pop(_digest(batch), None)
+                if call is not None:
+                    return call
+            return next(self._calls)
+
+    def _remember_failure(self, batch: list[Any], call: int) -> None:
+        digest = _digest(batch)
+        with self._lock:
+            self._failed[digest] = call
+            while len(self._failed) > _REMEMBERED_FAILURES:
+                del self._failed[next(iter(self._failed))]
+
+
+def _newest_live(acta: list[Actum], limit: int | None) -> tuple[list[Actum], bool]:
+    """The live item acta among ``acta``, oldest first, and whether that is certainly all.
+
+    Walks from the newest: a clear marker ends the walk, a retraction hides the item it
+    names (always an older actum), and an actum without the adapter's mark is another
+    agent's, not an item.
+    """
+    retracted: set[str] = set()
+    found: list[Actum] = []
+    complete = False
+    for actum in reversed(acta):
+        record = actum.metadata.get(MARK)
+        if not isinstance(record, Mapping):
+            continue
+        if "item" in record:
+            if actum.id not in retracted:
+                found.append(actum)
+                if limit is not None and len(found) == limit:
+                    complete = True
+                    break
+        elif record.get("clear") is True:
+            complete = True
+            break
+        elif isinstance(target := record.get("retracts"), str):
+            retracted.add(target)
+    found.reverse()
+    return found, complete
+
+
+def _digest(batch: list[Any]) -> str:
+    try:
+        text = json.dumps(batch, sort_keys=True, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(batch)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+async def _finish(work: Awaitable[_T]) -> _T:
+    """Await a write to its end even if the caller is cancelled, then re-raise the cancel.
+
+    As the SDK's own stores do: a cancelled ``add_items`` never leaves a write running
+    behind the caller, which a later call could overtake.
+    """
+    task = asyncio.ensure_future(work)
+    cancelled: asyncio.CancelledError | None = None
+    while not task.done():
+        try:
+            await asyncio.wait({task})
+        except asyncio.CancelledError as e:
+            cancelled = cancelled or e
+    if cancelled is not None:
+        if not task.cancelled():
+            task.exception()  # retrieved, so asyncio never logs it as unhandled
+        raise cancelled
+    return task.result()
+
+
+def _check_agent(agent: object) -> str:
+    if not isinstance(agent, str):
+        raise ChronicaTypeError("agent", "str", agent)
+    if not agent.strip() or len(agent) > 256 or "\x00" in agent:
+        raise InvalidArgumentError("agent", "must be a non-empty name of at most 256 characters")
+    return agent
+
+
+def _open(store: object) -> tuple[Store, bool]:
+    """The store ``store`` names, and whether the session opened it (and so closes it)."""
+    if isinstance(store, Store):
+        return store, False
+    if isinstance(store, str) and store.startswith(("postgresql://", "postgres://")):
+        from chronica.stores.postgres import PostgresStore  # needs chronomem[postgres]
+
+        return PostgresStore(store), True
+    if isinstance(store, (str, os.PathLike)):
+        from chronica.stores.sqlite import SQLiteStore
+
+        return SQLiteStore(store), True
+    raise ChronicaTypeError(
+        "store", "a chronica Store, a SQLite path or a postgresql:// DSN", store
+    )
+
+
+def _close(store: Store) -> None:
+    close: Callable[[], object] | None = getattr(store, "close", None)
+    if close is not None:
+        close()

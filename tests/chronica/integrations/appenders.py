@@ -1,0 +1,87 @@
+"""Writers for the many-process tests of ``ChronicaSession``; imports no agent framework.
+
+Each writer opens its own store, waits for the start signal, then appends its items through
+the adapter in batches. One of its calls fails after the store has written its first item
+(the acknowledgement is lost, as when a connection drops after a commit) and is retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+from chronica import Actum, StoreError
+from chronica.integrations.openai_agents import ChronicaSession
+from chronica.stores.postgres import PostgresStore
+from chronica.stores.sqlite import SQLiteStore
+
+__all__ = ["LostAckStore", "writer"]
+
+OWNER, SESSION = "ardian", "dinner-friday"
+
+
+class LostAckStore(SQLiteStore):
+    """A SQLite store whose ``fail_at``-th keyed write is stored, then reported as failed."""
+
+    fail_at = -1
+    writes = 0
+
+    def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
+        stored = super().record_once(actum, idempotency_key, owner_id=owner_id)
+        self.writes += 1
+        if self.writes == self.fail_at:
+            raise StoreError("connection lost after the commit")
+        return stored
+
+
+class LostAckPostgresStore(PostgresStore):
+    """The same failure, on PostgreSQL."""
+
+    fail_at = -1
+    writes = 0
+
+    def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
+        stored = super().record_once(actum, idempotency_key, owner_id=owner_id)
+        self.writes += 1
+        if self.writes == self.fail_at:
+            raise StoreError("connection lost after the commit")
+        return stored
+
+
+def items(name: str, count: int) -> list[dict[str, Any]]:
+    """The user messages writer ``name`` appends, in order."""
+    return [{"role": "user", "content": f"{name}:{i}"} for i in range(count)]
+
+
+async def append_all(session: ChronicaSession, batch_items: list[dict[str, Any]]) -> int:
+    """Append in batches of three, retrying a failed call once; return how many failed."""
+    failures = 0
+    for start in range(0, len(batch_items), 3):
+        batch = batch_items[start : start + 3]
+        try:
+            await session.add_items(batch)  # type: ignore[arg-type]  # plain dicts
+        except StoreError:
+            failures += 1
+            await session.add_items(batch)  # type: ignore[arg-type]  # the retry
+    return failures
+
+
+def writer(spec: dict[str, str], name: str, count: int, pipe: Connection) -> None:
+    """Open the store, wait for the start signal, append ``count`` items, report failures."""
+    try:
+        store: SQLiteStore | PostgresStore
+        if spec["backend"] == "sqlite":
+            store = LostAckStore(spec["path"])
+        else:
+            store = LostAckPostgresStore(spec["dsn"], schema=spec["schema"], max_size=1)
+        store.fail_at = 5  # the second batch fails with two of its three items stored
+        session = ChronicaSession(SESSION, owner=OWNER, store=store)
+        pipe.send("ready")
+        pipe.recv()
+        pipe.send(asyncio.run(append_all(session, items(name, count))))
+        store.close()
+    except BaseException:
+        pipe.send(("error", traceback.format_exc()))
+        raise
