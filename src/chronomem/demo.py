@@ -8,7 +8,8 @@
 3. MCP: the same file answered through ``python -m chronomem.server`` by the official SDK's
    client, as Cursor or Claude Desktop would ask it.
 
-Everything lands in ``./chronomem-demo.db`` (recreated each run) so you can poke at it
+Everything lands in ``./chronomem-demo.db`` (recreated each run; a file the demo did not
+make is never replaced) so you can poke at it
 afterwards with ``chronomem recall ... --db chronomem-demo.db --owner ardian``.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import sqlite3
 import statistics
 import sys
 import time
@@ -27,11 +29,11 @@ from typing import Any
 
 from chronica import demo as chronica_demo
 from chronica.stores.sqlite import SQLiteStore
-from chronomem import ChronoMem, Episode, Fact
+from chronomem import ChronoMem, ChronoMemError, Episode, Fact
 
 from .cli._output import count, timeline_lines
 
-__all__ = ["DEFAULT_DB", "main", "run"]
+__all__ = ["DEFAULT_DB", "DemoFileError", "main", "run"]
 
 DEFAULT_DB = "chronomem-demo.db"
 OWNER = chronica_demo.OWNER
@@ -51,10 +53,58 @@ def _facts(out: Out, found: Sequence[Fact | Episode]) -> None:
         out(f"     • {f.content}   [{about}, {f.tokens} tokens]")
 
 
-def _fresh(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
+class DemoFileError(ChronoMemError):
+    """The demo was pointed at a file it did not make; the file is left untouched."""
+
+
+_MARK = "chronomem_demo_marker"
+"""A table only the demo creates: how a later run knows the file is its own to replace."""
+
+_SIDECARS = ("-wal", "-shm")
+
+
+def _made_by_demo(path: Path) -> bool:
+    # immutable=1: read the file as it is, with no lock, no journal and no -wal/-shm beside
+    # it, so even looking leaves a stranger's file exactly as it was.
+    uri = path.resolve().as_uri() + "?immutable=1"
+    try:
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
+            query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+            return conn.execute(query, (_MARK,)).fetchone() is not None
+    except sqlite3.Error:  # not SQLite at all, or unreadable: not ours either way
+        return False
+
+
+def _claim(path: Path) -> None:
+    """Make way for a fresh demo at ``path``: nothing there, or a file an earlier demo made.
+
+    Anything else (a user's memory, another program's database, a text file) is refused
+    before a byte of it changes: the demo is run casually, and ``--db`` is easy to mistype.
+    """
+    sidecars = [Path(f"{path}{suffix}") for suffix in _SIDECARS]
+    if not os.path.lexists(path):
+        if any(os.path.lexists(s) for s in sidecars):
+            raise DemoFileError(
+                f"{path} does not exist but {path}-wal or -shm does; refusing to guess whose "
+                "they are (remove them, or choose another --db)"
+            )
+        return
+    if path.is_symlink() or not path.is_file() or not _made_by_demo(path):
+        raise DemoFileError(
+            f"{path} exists and was not made by chronomem demo; refusing to replace it "
+            "(choose another --db, or remove the file yourself)"
+        )
+    for each in (path, *sidecars):
         with contextlib.suppress(FileNotFoundError):
-            os.remove(f"{path}{suffix}")
+            each.unlink()
+
+
+def _create(path: Path) -> None:
+    """Create the demo's file and mark it as the demo's, before anything else is written."""
+    SQLiteStore(path).close()  # the file now holds chronica's tables, so it is ours to mark
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        conn.execute(f"CREATE TABLE {_MARK} (made_by TEXT NOT NULL)")
+        conn.execute(f"INSERT INTO {_MARK} VALUES ('chronomem demo')")
 
 
 def _session(path: Path, out: Out) -> None:
@@ -240,9 +290,14 @@ def _mcp(path: Path, out: Out) -> None:
 
 
 def run(path: str | os.PathLike[str] = DEFAULT_DB, out: Out = print) -> None:
-    """Play all three parts on a fresh database at ``path``."""
+    """Play all three parts on a fresh database at ``path``.
+
+    ``path`` must not exist or be a file an earlier demo made; otherwise
+    :class:`DemoFileError` is raised and nothing is touched.
+    """
     db = Path(path)
-    _fresh(db)
+    _claim(db)
+    _create(db)
     out(f"chronomem demo: one SQLite file ({db}) holds the session record and the memory.")
     _session(db, out)
     _memory(db, out)
@@ -254,9 +309,15 @@ def run(path: str | os.PathLike[str] = DEFAULT_DB, out: Out = print) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """``chronomem demo`` / ``python -m chronomem.demo``; returns the exit code."""
     parser = argparse.ArgumentParser(prog="chronomem demo", description=__doc__)
-    parser.add_argument("--db", default=DEFAULT_DB, help=f"file to (re)create ({DEFAULT_DB})")
+    parser.add_argument(
+        "--db", default=DEFAULT_DB, help=f"a new file, or one an earlier demo made ({DEFAULT_DB})"
+    )
     args = parser.parse_args(argv)
-    run(args.db)
+    try:
+        run(args.db)
+    except DemoFileError as e:
+        print(f"chronomem demo: {e}", file=sys.stderr)
+        return 2
     return 0
 
 

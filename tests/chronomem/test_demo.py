@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from chronomem import ChronoMem, demo
 from chronomem.cli import main
 
 KEY_LINES = [
@@ -39,7 +43,8 @@ def test_demo_shows_the_whole_product(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "chronomem-demo.db").write_text("left over from an earlier run")
+    demo._claim(tmp_path / "chronomem-demo.db")
+    demo._create(tmp_path / "chronomem-demo.db")  # left over from an earlier run: replaced
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     for line in KEY_LINES:
@@ -47,3 +52,49 @@ def test_demo_shows_the_whole_product(
     # The session and the memory share the one file in the working directory.
     assert "chronomem-demo.db" in out
     assert (tmp_path / "chronomem-demo.db").stat().st_size > 0
+
+
+def _user_memory(path: Path) -> None:
+    with ChronoMem(path, owner="ardian") as memory:
+        memory.remember("Ardian's locker code is 4711")
+
+
+def _other_app(path: Path) -> None:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+        conn.execute("INSERT INTO invoices (total) VALUES (12.5)")
+        conn.commit()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        _user_memory,
+        _other_app,
+        lambda path: path.write_text("my diary\n"),
+        lambda path: path.write_bytes(b""),
+    ],
+    ids=["a user's memory", "another app's SQLite file", "a text file", "an empty file"],
+)
+def test_demo_replaces_only_its_own_file(
+    make: Callable[[Path], None], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "precious.db"
+    make(path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert main(["demo", "--db", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path} exists and was not made by chronomem demo; refusing to replace it" in err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # byte for byte
+
+
+def test_demo_refuses_a_folder_and_stray_sidecars(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "folder.db").mkdir()
+    assert main(["demo", "--db", str(tmp_path / "folder.db")]) == 2
+    (tmp_path / "gone.db-wal").write_bytes(b"someone's log")
+    assert main(["demo", "--db", str(tmp_path / "gone.db")]) == 2
+    assert "refusing to guess whose" in capsys.readouterr().err
+    assert (tmp_path / "gone.db-wal").read_bytes() == b"someone's log"
+    assert not (tmp_path / "gone.db").exists()

@@ -383,7 +383,9 @@ def build_parser() -> argparse.ArgumentParser:
         "chronomem demo",
         data=False,
     )
-    p.add_argument("--db", help="file to (re)create (default ./chronomem-demo.db)")
+    p.add_argument(
+        "--db", help="a new file, or one an earlier demo made (default ./chronomem-demo.db)"
+    )
     return parser
 
 
