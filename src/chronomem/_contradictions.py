@@ -1,72 +1,73 @@
-"""Deterministic contradiction detection: same entity, same category, same attribute, other value.
+"""Contradictions: two active facts that make incompatible claims about one entity.
 
-A fact like "ThinkPad T14 primary interface is Wi-Fi" is read as a claim: the words before the
-first state verb ("is", "are", "was", "switched to", "set to", ...) minus the entity names form
-the attribute ("primary interface"); the words after it form the value ("wi-fi"). Two active
-facts sharing an entity and category that give the same attribute different values contradict
-each other. Facts with an empty attribute (as in "Alice is a manager", where two values may
-both be true) never contradict: the rule prefers silence to false alarms.
+:mod:`._claims` reads a fact as a claim (subject, relation, value, yes or no); it is stored as
+``attr = "<subject>|<relation>"`` (with a trailing ``*`` when the relation may hold several
+values at once) and ``value`` (with a leading ``!`` when denied). Two active facts sharing an
+entity, a category and an ``attr`` contradict each other when
 
-A fact with no such verb ("Mina Novak uses a Fairphone 5 phone") makes a claim only when the
-caller filed it under a category and it opens with its entity: the category then names one
-attribute of that entity, the first word after the subject is the predicate ("uses") and the
-rest is the value ("fairphone 5 phone"). Without a category, "Alice uses Vim" and "Alice uses
-Emacs" may both be true, so they stay silent.
+* both assert a one-valued relation with values neither of which contains the other
+  ("lives in Berlin" / "lives in Paris"; not "Berlin" / "Berlin, Germany", not "10:00" / "10"),
+* or one denies what the other asserts ("phone is a Pixel 9" / "phone is not a Pixel 9",
+  "likes tea" / "does not like tea").
+
+Two values of a relation that may hold several ("uses Vim" / "uses Docker"), two denials, and
+a denial of something else never contradict: the rule prefers silence to a false alarm.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Sequence
 
-from ._entities import entity_key
+from ._claims import Claim, read_claim
+from ._lexicon import stem
 from ._model import Contradiction
-from ._tokens import terms
 
-__all__ = ["conflicting_ids", "find_contradictions", "parse_claim"]
-
-_MARKER = re.compile(
-    r"\b(?:is now|are now|is|are|was|were|equals|switched to|changed to|set to|moved to"
-    r"|became|becomes)\b|[=:]",
-    re.IGNORECASE,
-)
+__all__ = [
+    "conflicting_ids",
+    "encode",
+    "find_contradictions",
+    "parse_claim",
+    "reparse_claims",
+    "values_conflict",
+]
 
 
 def parse_claim(
     content: str, entity_names: Sequence[str], category: str | None = None
 ) -> tuple[str, str] | None:
-    """``(attribute, value)`` of a fact, or ``None`` when it makes no comparable claim.
-
-    The attribute is qualified by the entities named before the verb (the claim's subject), so
-    "Worker0 counter C0-1 is 1" and "Worker0 counter C0-2 is 2" are about different counters.
-    """
-    m = _MARKER.search(content)
-    if m is None:
-        return _predicate_claim(content, entity_names) if category is not None else None
-    before = content[: m.start()]
-    entity_terms = {t for name in entity_names for t in terms(name)}
-    attr = [t for t in terms(before) if t not in entity_terms]
-    value = terms(content[m.end() :])
-    if not attr or not value or not before.strip():
-        return None
-    lowered = before.casefold()
-    subject = sorted({entity_key(n) for n in entity_names if n.casefold() in lowered})
-    return ",".join(subject) + "|" + " ".join(attr), " ".join(value)
+    """``(attr, value)`` of a fact as stored, or ``None`` when it makes no comparable claim."""
+    claim = read_claim(content, entity_names, category)
+    return None if claim is None else encode(claim)
 
 
-def _predicate_claim(content: str, entity_names: Sequence[str]) -> tuple[str, str] | None:
-    """``(subject|predicate, value)`` for "<Entity> <verb> <value>", else ``None``."""
-    lowered = content.casefold().lstrip()
-    longest_first = sorted(entity_names, key=len, reverse=True)
-    subject = next((n for n in longest_first if lowered.startswith(n.casefold())), None)
-    if subject is None:
-        return None
-    rest = terms(content.lstrip()[len(subject) :])
-    if len(rest) < 2:
-        return None
-    return entity_key(subject) + "|" + rest[0], " ".join(rest[1:])
+def encode(claim: Claim) -> tuple[str, str]:
+    """The stored ``(attr, value)`` pair of a claim."""
+    attr = f"{claim.subject}|{claim.relation}" + ("*" if claim.several else "")
+    return attr, ("!" if claim.negated else "") + claim.value
+
+
+def values_conflict(attr: str, first: str, second: str) -> bool:
+    """Whether two stored values of one ``attr`` cannot both be true."""
+    first_denied, second_denied = first.startswith("!"), second.startswith("!")
+    if first_denied and second_denied:
+        return False
+    one, other = first.removeprefix("!"), second.removeprefix("!")
+    if first_denied != second_denied:
+        denied, stated = (one, other) if first_denied else (other, one)
+        return _covers(stated, denied)
+    if attr.endswith("*"):
+        return False
+    return not (_covers(one, other) or _covers(other, one))
+
+
+def _covers(value: str, part: str) -> bool:
+    """``value`` says at least what ``part`` says: ``berlin germany`` covers ``berlin``."""
+    words, part_words = value.split(), part.split()
+    if "".join(words) == "".join(part_words):  # "wi fi" and "wifi"
+        return True
+    return {stem(w) for w in part_words} <= {stem(w) for w in words}
 
 
 def conflicting_ids(
@@ -80,20 +81,21 @@ def conflicting_ids(
     """Ids of active facts the new claim contradicts (called before the new fact is stored)."""
     if claim is None or not entity_ids:
         return ()
+    attr, value = claim
     marks = ",".join("?" * len(entity_ids))
     rows = conn.execute(
-        f"""SELECT DISTINCT f.id FROM chronomem_facts f
+        f"""SELECT DISTINCT f.id, f.value FROM chronomem_facts f
             JOIN chronomem_fact_entities fe ON fe.fact_rowid = f.rowid
             WHERE f.owner = ? AND f.attr = ? AND f.invalidated_at IS NULL
               AND f.category IS ? AND f.value != ? AND fe.entity_id IN ({marks})
             ORDER BY f.rowid""",
-        (owner, claim[0], category, claim[1], *entity_ids),
+        (owner, attr, category, value, *entity_ids),
     ).fetchall()
-    return tuple(r[0] for r in rows)
+    return tuple(fid for fid, other in rows if values_conflict(attr, value, other))
 
 
 def find_contradictions(conn: sqlite3.Connection, owner: str) -> list[Contradiction]:
-    """Every group of active facts that disagree, one group per (fact set, attribute)."""
+    """Every group of active facts that conflict, one group per (fact set, attribute)."""
     rows = conn.execute(
         """SELECT e.name, f.category, f.attr,
                   json_group_array(f.id), json_group_array(f.value)
@@ -106,19 +108,75 @@ def find_contradictions(conn: sqlite3.Connection, owner: str) -> list[Contradict
            ORDER BY min(f.rowid), e.id""",
         (owner,),
     ).fetchall()
-
     seen: set[tuple[object, ...]] = set()
     found: list[Contradiction] = []
     for name, category, attr, ids_json, values_json in rows:
-        ids = tuple(json.loads(ids_json))
-        key = (ids, category, attr)
-        if key in seen:
-            continue
-        seen.add(key)
-        values = sorted(set(json.loads(values_json)))
-        reason = (
-            f"{len(ids)} active facts about {name!r} give different values for "
-            f"{attr.partition('|')[2]!r}: " + " vs ".join(repr(v) for v in values)
-        )
-        found.append(Contradiction(name, category, ids, reason))
+        for ids, values in _conflicting_groups(attr, json.loads(ids_json), json.loads(values_json)):
+            key = (ids, category, attr)
+            if key not in seen:
+                seen.add(key)
+                found.append(Contradiction(name, category, ids, _reason(name, attr, ids, values)))
     return found
+
+
+def _conflicting_groups(
+    attr: str, ids: list[str], values: list[str]
+) -> list[tuple[tuple[str, ...], list[str]]]:
+    """Facts joined by conflicts, in connected groups (fact order kept within each group)."""
+    distinct = list(dict.fromkeys(values))
+    parent = list(range(len(distinct)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    linked: set[int] = set()
+    for i, a in enumerate(distinct):
+        for j in range(i + 1, len(distinct)):
+            if values_conflict(attr, a, distinct[j]):
+                parent[root(j)] = root(i)
+                linked.update((i, j))
+    groups: dict[int, tuple[list[str], list[str]]] = {}
+    position = {value: i for i, value in enumerate(distinct)}
+    for fid, value in zip(ids, values, strict=True):
+        index = position[value]
+        if index in linked:
+            members, seen_values = groups.setdefault(root(index), ([], []))
+            members.append(fid)
+            seen_values.append(value)
+    return [(tuple(members), vals) for members, vals in groups.values()]
+
+
+def _reason(name: str, attr: str, ids: tuple[str, ...], values: list[str]) -> str:
+    relation = attr.partition("|")[2].removesuffix("*").replace(" @time", "")
+    relation = relation.replace(" @past", " (in the past)")
+    shown = sorted({v.replace("!", "not ", 1) if v.startswith("!") else v for v in values})
+    return (
+        f"{len(ids)} active facts about {name!r} give different values for {relation!r}: "
+        + " vs ".join(repr(v) for v in shown)
+    )
+
+
+def reparse_claims(conn: sqlite3.Connection) -> int:
+    """Store every fact's claim as the current reader reads it; returns the rows changed.
+
+    For a schema migration, inside its write transaction, after
+    :func:`~chronomem._entities.rekey_entities` (a claim names its subject by entity key).
+    Facts written by an older reader keep their old ``attr``/``value`` until this runs, and
+    compare with new facts by those. Rows without entities (episodes among them) never take part
+    in a contradiction and are left alone.
+    """
+    changed: list[tuple[str | None, str | None, int]] = []
+    rows = conn.execute(
+        """SELECT rowid, content, entities, category, attr, value FROM chronomem_facts
+           WHERE entities != '[]'"""
+    )
+    for rowid, content, names, category, attr, value in rows.fetchall():
+        claim = parse_claim(content, json.loads(names), category)
+        new = claim if claim is not None else (None, None)
+        if new != (attr, value):
+            changed.append((new[0], new[1], rowid))
+    conn.executemany("UPDATE chronomem_facts SET attr = ?, value = ? WHERE rowid = ?", changed)
+    return len(changed)

@@ -13,6 +13,7 @@ import itertools
 import re
 import sqlite3
 import unicodedata
+from functools import lru_cache
 
 from ._tokens import STOP_WORDS
 
@@ -31,6 +32,7 @@ _MAX_NAME = 120  # longer "names" are runs of capitalised text, not entities
 _MAX_WORDS = 6
 
 
+@lru_cache(maxsize=8192)  # pure, and called for every name of every fact and query
 def entity_key(name: str) -> str:
     """The normal form two spellings of one entity share.
 

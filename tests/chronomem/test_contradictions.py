@@ -7,7 +7,10 @@ from collections.abc import Iterator
 import pytest
 
 from chronomem import ChronoMem
-from chronomem._contradictions import parse_claim
+from chronomem._contradictions import parse_claim, values_conflict
+from chronomem._entities import extract_entities
+
+from .contradiction_pairs import HELD_OUT, NAMED, PAIRS, Pair, evaluate, judge, kinds
 
 
 @pytest.fixture
@@ -77,3 +80,148 @@ def test_claims_are_subject_qualified() -> None:
     assert two is not None
     assert one[0] != two[0]
     assert parse_claim("no verb here", []) is None
+
+
+# -- issue 10, item 10: precision and recall on a labelled set, without and with categories --
+
+PRECISION_FLOOR = 0.95
+RECALL_FLOOR = 0.80
+
+
+@pytest.mark.parametrize("pair", NAMED, ids=lambda p: f"{p.first} / {p.second}")
+def test_the_issues_cases_without_a_category(pair: Pair) -> None:
+    assert judge(pair, with_category=False) == pair.contradicts
+
+
+@pytest.mark.parametrize("pair", NAMED, ids=lambda p: f"{p.first} / {p.second}")
+def test_the_issues_cases_with_a_category(pair: Pair) -> None:
+    assert judge(pair, with_category=True) == pair.contradicts
+
+
+def test_the_labelled_set_is_large_and_balanced() -> None:
+    assert len(PAIRS) >= 600
+    positives = sum(p.contradicts for p in PAIRS)
+    assert 0.25 <= positives / len(PAIRS) <= 0.5
+    assert len(kinds(PAIRS)) >= 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("with_category", [False, True], ids=["no category", "category"])
+def test_precision_and_recall_meet_the_floors(with_category: bool) -> None:
+    score = evaluate(PAIRS, with_category=with_category)
+    held_out = evaluate(HELD_OUT, with_category=with_category)
+    label = "with categories" if with_category else "without categories"
+    print(score.summary(f"all {len(PAIRS)} pairs, {label}"))
+    print(held_out.summary(f"the {len(HELD_OUT)} held-out pairs, {label}"))
+    for pair, said in score.wrong:
+        print(f"  {'false alarm' if said else 'missed'}: {pair.first!r} / {pair.second!r}")
+    assert score.precision >= PRECISION_FLOOR, score.summary(label)
+    assert score.recall >= RECALL_FLOOR, score.summary(label)
+    assert held_out.precision >= PRECISION_FLOOR, held_out.summary("held out")
+    assert held_out.recall >= RECALL_FLOOR, held_out.summary("held out")
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "conflict"),
+    [
+        ("berlin", "paris", True),
+        ("berlin", "berlin germany", False),  # a refinement is not a conflict
+        ("wi fi", "wifi", False),
+        ("galaxy s 25", "galaxy s25", False),
+        ("tabby cats", "tabby cat", False),
+        ("berlin", "!berlin", True),
+        ("!berlin", "paris", False),
+        ("!berlin", "!paris", False),
+        ("paris 2019", "!paris", True),  # "visited Paris in 2019" / "never visited Paris"
+        ("paris", "!paris 2021", False),  # "visited Paris" / "did not visit Paris in 2021"
+    ],
+)
+def test_values_conflict_for_one_valued_relations(first: str, second: str, conflict: bool) -> None:
+    assert values_conflict("alice|live in", first, second) is conflict
+    assert values_conflict("alice|live in", second, first) is conflict
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "conflict"),
+    [
+        ("vim", "docker", False),
+        ("vim", "vim", False),
+        ("vim", "!vim", True),
+        ("vim", "!emacs", False),
+    ],
+)
+def test_values_conflict_for_relations_of_several_values(
+    first: str, second: str, conflict: bool
+) -> None:
+    assert values_conflict("alice|use*", first, second) is conflict
+
+
+@pytest.mark.parametrize(
+    ("text", "claim"),
+    [
+        ("Ardian lives in Berlin.", ("ardian|live in", "berlin")),
+        ("Ardian doesn't live in Berlin anymore.", ("ardian|live in", "!berlin")),
+        ("Ardian moved from Porto to Lisbon.", ("ardian|live in", "lisbon")),
+        ("Alice uses Vim every day.", ("alice|use*", "vim")),
+        ("Alice hates tea.", ("alice|like*", "!tea")),
+        ("Ardian uses a Pixel 9 phone.", ("ardian|phone", "pixel 9")),
+        ("Ardian's phone is not a Pixel 9.", ("ardian|phone", "!pixel 9")),
+        ("The Falcon meeting is at 10.", ("falcon|meet @time", "10:00")),
+        ("The Falcon meeting starts at 10:00 AM.", ("falcon|meet @time", "10:00")),
+        ("The Falcon meeting is at 2.30 p.m.", ("falcon|meet @time", "14:30")),
+        ("Alice's birthday is the 3rd of May.", ("alice|born on", "may 3")),
+        ("Alice was born on May 3rd.", ("alice|born on", "may 3")),
+        ("Alice is 34 years old.", ("alice|age", "34")),
+        ("Alice's favorite color is blue.", ("alice|favourite colour", "blue")),
+        ("Alice lived in Berlin.", ("alice|live in @past*", "berlin")),
+    ],
+)
+def test_claims_read_in_normal_form(text: str, claim: tuple[str, str]) -> None:
+    assert parse_claim(text, extract_entities(text)) == claim
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Does Ardian live in Paris?",
+        "Ardian might move to Paris.",
+        "Ardian plans to move to Paris.",
+        "Priya thinks Ardian lives in Paris.",
+        "If Ardian moves to Paris, he will need a visa.",
+        "no verb here",
+    ],
+)
+def test_no_claim_from_questions_hedges_and_reported_speech(text: str) -> None:
+    assert parse_claim(text, extract_entities(text)) is None
+
+
+def test_a_long_fact_is_read_quickly() -> None:
+    text = "Alice Smith " + "and Bob like tea very much " * 2400  # about 64 KiB
+    assert parse_claim(text, extract_entities(text)) == ("alice smith,bob|like*", "tea")
+
+
+def test_reparse_moves_old_claims_to_the_current_reader(mem: ChronoMem) -> None:
+    from chronomem._contradictions import reparse_claims
+
+    vim = mem.remember("Alice uses Vim", category="tools")
+    docker = mem.remember("Alice uses Docker", category="tools")
+    berlin = mem.remember("Ardian lives in Berlin")
+    paris = mem.remember("Ardian lives in Paris")
+    conn = mem._db.conn  # white-box: write the claims as the previous reader stored them
+    old: dict[str, tuple[str | None, str | None]] = {vim: ("alice|use", "vim")}
+    old |= {docker: ("alice|use", "docker")}
+    old |= {berlin: (None, None), paris: (None, None)}
+    with mem._db.write() as w:
+        for fid, (attr, value) in old.items():
+            w.execute(
+                "UPDATE chronomem_facts SET attr = ?, value = ? WHERE id = ?", (attr, value, fid)
+            )
+    assert [set(c.fact_ids) for c in mem.contradictions()] == [{vim, docker}]  # the old alarm
+    with mem._db.write() as w:
+        assert reparse_claims(w) == 4
+    with mem._db.write() as w:
+        assert reparse_claims(w) == 0
+    assert [set(c.fact_ids) for c in mem.contradictions()] == [{berlin, paris}]
+    assert conn.execute("SELECT count(*) FROM chronomem_facts WHERE attr IS NULL").fetchone() == (
+        0,
+    )
