@@ -84,6 +84,9 @@ def test_bad_metadata_is_refused_by_every_write(mem: ChronoMem, metadata: Any) -
     with pytest.raises(InvalidFactError) as info:
         mem.supersede(old, "Ardian lives in Menteng", metadata=metadata)
     assert info.value.field == "metadata"
+    with pytest.raises(InvalidFactError) as info:
+        mem.remember_episode("I like tea", speaker="Ardian", session="s", metadata=metadata)
+    assert info.value.field == "metadata"
     record = {**next(iter(mem.export_facts())), "id": "e" * 32, "metadata": metadata}
     with pytest.raises(InvalidFactError) as info:
         mem.import_facts([record])

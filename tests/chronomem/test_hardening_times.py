@@ -87,6 +87,9 @@ def test_a_time_outside_utc_range_is_refused_everywhere(mem: ChronoMem, moment: 
         with pytest.raises(InvalidFactError) as info:
             mem.import_facts([bad])
         assert info.value.field == field
+    with pytest.raises(InvalidFactError) as info:
+        mem.remember_episode("I moved to Menteng", speaker="Ardian", session="s", at=moment)
+    assert info.value.field == "at"
     assert rows(mem) == before
     assert mem.get(old)["superseded_by"] is None
 
