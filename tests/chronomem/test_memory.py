@@ -247,3 +247,41 @@ def test_schema_is_versioned_and_migrated_once(tmp_path: Path) -> None:
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     finally:
         conn.close()
+
+
+def test_a_version_1_file_is_migrated_with_its_facts_recallable(tmp_path: Path) -> None:
+    # A file written by chronomem 0.1 (schema 1: FTS5 with porter over content) gains episodes
+    # and the new lexical index; every fact keeps its row and becomes findable again.
+    import sqlite3
+
+    from chronomem._schema import _V1
+
+    path = tmp_path / "v1.db"
+    conn = sqlite3.connect(path)
+    for statement in _V1.split(";\n"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute("CREATE TABLE chronomem_schema (version INTEGER NOT NULL)")
+    conn.execute("INSERT INTO chronomem_schema VALUES (1)")
+    for i, text in enumerate(["Ardian lives in Kemang", "The Kinara booking is at 7pm"], 1):
+        conn.execute(
+            """INSERT INTO chronomem_facts (rowid, id, owner, content, trust, confidence,
+               entities, terms, system_time, valid_from) VALUES (?, ?, 'default', ?, 0.8, 1.0,
+               '[]', '', 1, 1)""",
+            (i, f"f{i}", text),
+        )
+        conn.execute("INSERT INTO chronomem_fts (rowid, content) VALUES (?, ?)", (i, text))
+    conn.commit()
+    conn.close()
+    with ChronoMem(path) as mem:
+        assert [f.id for f in mem.recall("where does Ardian live")] == ["f1"]
+        assert [f.id for f in mem.recall("Kinara booking time")] == ["f2"]
+        assert mem.stats()["schema_version"] == 2
+        mem.remember_episode("We booked Kinara", speaker="booking", session="s")
+    conn = sqlite3.connect(path)
+    try:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        assert "chronomem_fts" not in names
+        assert conn.execute("SELECT count(*) FROM chronomem_lex").fetchone() == (3,)
+    finally:
+        conn.close()
