@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from chronomem import ChronoMem, Fact
+from chronomem import ChronoMem, Episode, Fact
 
 DEV, HELD_OUT = 1, 2
 
@@ -251,7 +251,7 @@ TIERS: tuple[Callable[[int], Tier], ...] = (
 RETRIEVAL_TIERS = (tier_exact, tier_paraphrase, tier_multi_fact, tier_multi_hop, tier_budget)
 
 
-def ask(tier: Tier, q: Query, weights: Mapping[str, float] | None = None) -> list[Fact]:
+def ask(tier: Tier, q: Query, weights: Mapping[str, float] | None = None) -> list[Fact | Episode]:
     """Run one query the way its tier prescribes (budget tiers pack to the answer's size)."""
     if weights is not None:
         tier.mem.weights = dict(weights)

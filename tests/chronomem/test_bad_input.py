@@ -17,7 +17,7 @@ from chronomem import ChronoMem, ChronoMemError, DatabaseError, FactNotFoundErro
 
 TABLES = (
     "chronomem_facts",
-    "chronomem_fts",
+    "chronomem_lex",
     "chronomem_entities",
     "chronomem_fact_entities",
     "chronomem_entity_links",
@@ -98,7 +98,7 @@ def test_bad_supersede_writes_nothing(mem: ChronoMem, field: str, kwargs: dict[s
         mem.supersede(old, content, **args)
     assert info.value.field == field
     assert counts(mem) == before
-    assert mem.get(old).superseded_by is None
+    assert mem.get(old)["superseded_by"] is None
 
 
 def test_content_at_the_limit_is_accepted(mem: ChronoMem) -> None:
@@ -272,4 +272,4 @@ def test_closed_memory_raises_database_error(tmp_path: Path) -> None:
 
 def test_naive_and_aware_times_agree(mem: ChronoMem) -> None:
     a = mem.remember("Carl is in Rome", valid_from=datetime(2024, 5, 1, 12))
-    assert mem.get(a).valid_from.isoformat() == "2024-05-01T12:00:00+00:00"
+    assert mem.get(a)["valid_from"].isoformat() == "2024-05-01T12:00:00+00:00"

@@ -14,8 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from chronomem import ChronoMem
 from scripts.locomo import (
     DEFAULT_PATH,
     Conversation,
@@ -26,6 +24,8 @@ from scripts.locomo import (
     remember_facts,
     score,
 )
+
+from chronomem import ChronoMem
 
 SLICE = "conv-30"  # the smallest development conversation: 369 turns, 81 questions
 EPISODE_FLOORS = {"R@1": 0.55, "R@5": 0.72, "R@10": 0.82, "MRR@10": 0.63}

@@ -87,6 +87,8 @@ def test_supersede_closes_old_fact_in_one_step(mem: ChronoMem) -> None:
     old = mem.remember("ThinkPad T14 primary interface is Wi-Fi", category="net")
     new = mem.supersede(old, "ThinkPad T14 primary interface switched to Ethernet", category="net")
     before, after = mem.get(old), mem.get(new)
+    assert isinstance(before, Fact)
+    assert isinstance(after, Fact)
     assert before.superseded_by == new
     assert before.valid_until == after.valid_from
     assert before.invalidated_at == after.system_time
@@ -162,7 +164,7 @@ def test_timeline_resolves_spelling_variants(mem: ChronoMem) -> None:
     assert [f.id for f in mem.timeline("tn2420")] == [a, b]
     assert [f.id for f in mem.timeline("ＴＮ－２４２０")] == [a, b]  # noqa: RUF001 -- full-width on purpose
     assert [f.id for f in mem.timeline("TN 2420")] == [b]
-    assert mem.get(b).entities == ("tn 2420", "TN2420")
+    assert mem.get(b)["entities"] == ("tn 2420", "TN2420")
 
 
 def test_stats(mem: ChronoMem) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chronomem import ChronoMem, Fact, InvalidFactError
+from chronomem import ChronoMem, Episode, Fact, InvalidFactError
 
 JAN = datetime(2024, 1, 1, tzinfo=timezone.utc)
 MAR = datetime(2024, 3, 1, tzinfo=timezone.utc)
@@ -32,7 +32,7 @@ def _now() -> datetime:
     return moment
 
 
-def ids(facts: list[Fact]) -> list[str]:
+def ids(facts: Sequence[Fact | Episode]) -> list[str]:
     return [f.id for f in facts]
 
 
@@ -48,7 +48,7 @@ def test_as_of_answers_from_valid_time(mem: ChronoMem) -> None:
 
 def test_naive_datetimes_are_utc(mem: ChronoMem) -> None:
     fid = mem.remember("Dana lives in Rome", valid_from=datetime(2024, 1, 1))
-    assert mem.get(fid).valid_from == JAN
+    assert mem.get(fid)["valid_from"] == JAN
     assert ids(mem.recall("Dana", as_of=datetime(2024, 1, 2))) == [fid]
 
 
@@ -106,7 +106,7 @@ def test_supersede_cannot_start_before_the_old_fact(mem: ChronoMem) -> None:
         mem.supersede(old, "Leo is in Bergen", valid_from=JAN)
     assert info.value.field == "valid_from"
     assert mem.stats()["facts"] == 1
-    assert mem.get(old).superseded_by is None
+    assert mem.get(old)["superseded_by"] is None
 
 
 def test_timeline_is_oldest_first_with_lineage(mem: ChronoMem) -> None:
