@@ -36,9 +36,12 @@ __all__ = [
 ]
 
 
-def server_env(db: Path, owner: str) -> dict[str, str]:
-    """The environment a spawned server needs (the SDK passes only a safe default set)."""
-    env = {"CHRONOMEM_DB": str(db), "CHRONOMEM_OWNER": owner}
+def server_env(db: Path, owner: str | None) -> dict[str, str]:
+    """The environment a spawned server needs (the SDK passes only a safe default set);
+    ``owner=None`` leaves the owner unconfigured."""
+    env = {"CHRONOMEM_DB": str(db)}
+    if owner is not None:
+        env["CHRONOMEM_OWNER"] = owner
     if "PYTHONPATH" in os.environ:
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return env
@@ -46,7 +49,7 @@ def server_env(db: Path, owner: str) -> dict[str, str]:
 
 @asynccontextmanager
 async def connect(
-    db: Path, *, owner: str = "tester", errlog: Path | None = None
+    db: Path, *, owner: str | None = "tester", errlog: Path | None = None
 ) -> AsyncIterator[ClientSession]:
     """An initialised client session to a fresh server process on ``db``."""
     params = StdioServerParameters(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import random
 import subprocess
@@ -10,9 +11,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client, ClientSession
 
-from chronomem import ChronoMem, server
+from chronomem import ChronoMem, cli, server
+from chronomem.cli._config import resolve_owner
 
 from .mcp_client import call, call_error, connect, raw_stdio, run, server_env, text_of
 from .mcp_client import server_args as _args
@@ -429,3 +432,27 @@ def test_recall_returns_episodes_with_who_said_them(tmp_path: Path) -> None:
             assert f"[{said}] Caroline: I went to the support group" in text_of(result)
 
     run(go)
+
+
+def test_one_default_owner_for_python_the_cli_and_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Written from Python with no owner named; read by the command line and by the server,
+    # neither configured with an owner: all three mean the same owner.
+    db = tmp_path / "m.db"
+    with ChronoMem(db) as memory:
+        fid = memory.remember("Ardian prefers quiet tables")
+    monkeypatch.delenv("CHRONOMEM_OWNER", raising=False)
+    assert cli.main(["recall", "quiet tables", "--db", str(db), "--json"]) == 0
+    assert [f["id"] for f in json.loads(capsys.readouterr().out)] == [fid]
+
+    async def go() -> None:
+        async with connect(db, owner=None) as s:
+            found = await call(s, "chronomem_recall", query="quiet tables")
+            assert [f["id"] for f in found["facts"]] == [fid]
+            await call(s, "chronomem_remember", content="Sari is allergic to peanuts")
+
+    run(go)
+    with ChronoMem(db) as memory:  # and what the server wrote is Python's too
+        assert [f.content for f in memory.recall("peanuts")] == ["Sari is allergic to peanuts"]
+    assert resolve_owner(None, {}) == inspect.signature(ChronoMem).parameters["owner"].default

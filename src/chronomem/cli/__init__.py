@@ -1,8 +1,8 @@
 """The ``chronomem`` command line: a thin layer over :class:`chronomem.ChronoMem` and chronica.
 
 Every data command takes ``--db`` (env ``CHRONOMEM_DB``, default ``~/.chronomem/memory.db``),
-``--owner`` (env ``CHRONOMEM_OWNER``, default the OS user) and ``--json``. Output is a table
-for people by default and JSON for scripts with ``--json``.
+``--owner`` (env ``CHRONOMEM_OWNER``, default ``default``, the owner ``ChronoMem(path)`` uses)
+and ``--json``. Output is a table for people by default and JSON for scripts with ``--json``.
 
 Exit codes: 0 ok, 1 not found or nothing to show, 2 usage (bad flags or bad values).
 """
@@ -28,7 +28,7 @@ from chronomem import (
 )
 
 from . import _output as show
-from ._config import DEFAULT_DB, resolve_db, resolve_owner
+from ._config import DEFAULT_DB, DEFAULT_OWNER, resolve_db, resolve_owner
 from ._time import parse_time
 from ._transfer import ExportFormatError
 
@@ -249,7 +249,9 @@ _Handler = Callable[[argparse.Namespace], int]
 def _common() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", help=f"SQLite file (env CHRONOMEM_DB, default {DEFAULT_DB})")
-    common.add_argument("--owner", help="whose memory (env CHRONOMEM_OWNER, default OS user)")
+    common.add_argument(
+        "--owner", help=f"whose memory (env CHRONOMEM_OWNER, default {DEFAULT_OWNER!r})"
+    )
     common.add_argument("--json", action="store_true", help="print JSON for scripts")
     return common
 

@@ -8,15 +8,18 @@ reads its database and owner exactly as the command line does.
 
 from __future__ import annotations
 
-import getpass
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["DEFAULT_DB", "make_private_folders", "resolve_db", "resolve_owner"]
+__all__ = ["DEFAULT_DB", "DEFAULT_OWNER", "make_private_folders", "resolve_db", "resolve_owner"]
 
 DEFAULT_DB = "~/.chronomem/memory.db"
 """Where the command line and the server keep the memory unless told otherwise."""
+
+DEFAULT_OWNER = "default"
+"""Whose memory it is unless told otherwise: the same owner ``ChronoMem(path)`` uses, so a
+fact written from Python is found by the command line and the server on the same file."""
 
 
 def resolve_db(
@@ -51,5 +54,5 @@ def make_private_folders(folder: Path) -> None:
 
 
 def resolve_owner(value: str | None, environ: Mapping[str, str]) -> str:
-    """The owner: flag, then ``CHRONOMEM_OWNER``, then the OS user."""
-    return value or environ.get("CHRONOMEM_OWNER") or getpass.getuser()
+    """The owner: flag, then ``CHRONOMEM_OWNER``, then the library's default owner."""
+    return value or environ.get("CHRONOMEM_OWNER") or DEFAULT_OWNER

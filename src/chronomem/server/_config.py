@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from chronomem.cli._config import DEFAULT_DB, resolve_db, resolve_owner
+from chronomem.cli._config import DEFAULT_DB, DEFAULT_OWNER, resolve_db, resolve_owner
 
 __all__ = [
     "DEFAULT_MAX_SESSIONS",
@@ -111,7 +111,7 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the flags of ``chronomem serve`` / ``python -m chronomem.server`` to ``parser``."""
     parser.add_argument("--db", help=f"SQLite file (env CHRONOMEM_DB, default {DEFAULT_DB})")
     parser.add_argument(
-        "--owner", help="whose memory this is (env CHRONOMEM_OWNER, default OS user)"
+        "--owner", help=f"whose memory this is (env CHRONOMEM_OWNER, default {DEFAULT_OWNER!r})"
     )
     parser.add_argument(
         "--http",
