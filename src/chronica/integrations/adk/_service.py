@@ -1,0 +1,95 @@
+"""``ChronicaSessionService``: Google ADK's ``BaseSessionService`` over any chronica store."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from google.adk.events import Event
+from google.adk.sessions import BaseSessionService, Session
+from google.adk.sessions.base_session_service import GetSessionConfig, ListSessionsResponse
+
+from chronica import Store
+
+from ._book import SessionBook
+
+__all__ = ["ChronicaSessionService"]
+
+
+class ChronicaSessionService(BaseSessionService):
+    """ADK sessions kept in chronica, so they outlive the process and are one record.
+
+    Behaves as ADK's ``InMemorySessionService`` does (the same events, state, IDs, times,
+    ordering and errors) while every event is an actum other agents can read through
+    chronica: a message, a tool request or response, or a thought, by the human or an agent.
+    Each app and user is a chronica owner (:func:`owner_for`), so one user never sees
+    another's sessions; ``app:`` and ``user:`` state is shared as ADK shares it.
+
+    **Delete** appends a tombstone: the session disappears from ``get_session`` and
+    ``list_sessions``, its ID can be created again (a new generation of the same chronicum),
+    and every actum stays in the record. Appends made by another process after a delete
+    it has not read stay in the record too and are never shown.
+
+    **Re-delivery** of an equal event is stored once, as ADK's in-memory service does.
+    Every store call runs on a worker thread; the store must be an ``IdempotentStore``
+    (every bundled store is).
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._book = SessionBook(store)
+
+    @property
+    def store(self) -> Store:
+        """The chronica store the sessions live in."""
+        return self._book.store
+
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        """Start a session; ``AlreadyExistsError`` if ``session_id`` is live."""
+        return await asyncio.to_thread(self._book.create, app_name, user_id, state, session_id)
+
+    async def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        """The session, with the events ``config`` selects, or None."""
+        return await asyncio.to_thread(self._book.get, app_name, user_id, session_id, config)
+
+    async def list_sessions(
+        self, *, app_name: str, user_id: str | None = None
+    ) -> ListSessionsResponse:
+        """The app's sessions (one user's, given ``user_id``) without events."""
+        sessions = await asyncio.to_thread(self._book.sessions, app_name, user_id)
+        return ListSessionsResponse(sessions=sessions)
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """Tombstone the session; the record keeps every actum."""
+        await asyncio.to_thread(self._book.delete, app_name, user_id, session_id)
+
+    async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
+        """The user-scoped state, keys without their ``user:`` prefix."""
+        return await asyncio.to_thread(self._book.user_state, app_name, user_id)
+
+    async def append_event(self, session: Session, event: Event) -> Event:
+        """Record ``event`` (not a partial one), then apply it to ``session`` as ADK does.
+
+        Raises ``SessionNotFoundError`` for a session that does not exist, and
+        :class:`UnmappableEventError` (storing nothing) for an event chronica cannot hold.
+        """
+        if event.partial:
+            return event
+        if not await asyncio.to_thread(self._book.append, session, event):
+            return event  # a re-delivery: already recorded and applied
+        await super().append_event(session=session, event=event)
+        session.last_update_time = event.timestamp
+        return event
