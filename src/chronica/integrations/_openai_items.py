@@ -24,9 +24,11 @@ from chronica._validation import MAX_METADATA_BYTES, validated_actum
 __all__ = [
     "MARK",
     "UnmappableItemError",
+    "check",
     "clear_marker",
     "item_actum",
     "item_of",
+    "refused",
     "retraction",
 ]
 
@@ -131,11 +133,12 @@ class UnmappableItemError(ChronicaError, ValueError):
 
 
 def item_actum(index: int, item: object, *, chronicum_id: str, owner: str, agent: str) -> Actum:
-    """The actum that records ``item`` (the ``index``-th of its batch), checked by chronica's
-    rules, or :class:`UnmappableItemError`.
+    """The actum that records ``item`` (the ``index``-th of its batch).
 
-    The owner comes from the session, never from the item: a user message is recorded as
-    said by ``owner``, whatever the item holds.
+    Raises :class:`UnmappableItemError` for an item of no known type or shape; chronica's
+    own rules (sizes, text) are checked by :func:`check` or by recording it. The owner comes
+    from the session, never from the item: a user message is recorded as said by ``owner``,
+    whatever the item holds.
     """
     if not isinstance(item, Mapping):
         raise UnmappableItemError(index, None, f"is a {type(item).__name__}, not a JSON object")
@@ -145,7 +148,7 @@ def item_actum(index: int, item: object, *, chronicum_id: str, owner: str, agent
     slot, text, encoded = _split(index, item_type, item)
     if not text.strip() and kind in _NEEDS_CONTENT:
         text = f"[{item_type}]"  # chronica needs words for a message or thought
-    record: dict[str, Any] = {"item": encoded}
+    record: dict[str, Any] = {"type": item_type, "item": encoded}
     if slot is not None:
         record["slot"] = list(slot)
     metadata: dict[str, Any] = {MARK: record}
@@ -153,7 +156,7 @@ def item_actum(index: int, item: object, *, chronicum_id: str, owner: str, agent
         value = item.get(key)
         if isinstance(value, str) and len(value) <= 256:
             metadata[name] = value  # the names chronica's readers look for
-    actum = Actum(
+    return Actum(
         chronicum_id=chronicum_id,
         kind=kind,
         actor_kind=actor_kind,
@@ -161,11 +164,19 @@ def item_actum(index: int, item: object, *, chronicum_id: str, owner: str, agent
         content=text,
         metadata=metadata,
     )
+
+
+def check(index: int, actum: Actum) -> None:
+    """Check an item's actum by chronica's rules, as recording it would, writing nothing."""
     try:
-        validated_actum(actum, "unrecorded")  # chronica's own rules, before any write
+        validated_actum(actum, "unrecorded")
     except ChronicaError as e:
-        raise UnmappableItemError(index, item_type, str(e)) from e
-    return actum
+        raise refused(index, actum, e) from e
+
+
+def refused(index: int, actum: Actum, error: ChronicaError) -> UnmappableItemError:
+    """The error that names the item whose actum chronica refused with ``error``."""
+    return UnmappableItemError(index, actum.metadata[MARK]["type"], str(error))
 
 
 def item_of(actum: Actum) -> Any:

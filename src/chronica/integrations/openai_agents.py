@@ -26,13 +26,14 @@ another object's retries.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import itertools
 import json
 import os
 import secrets
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from chronica._chronicarius import Chronicarius
@@ -40,6 +41,7 @@ from chronica._errors import (
     ChronicaTypeError,
     ChronicumNotFoundError,
     IdempotencyUnsupportedError,
+    InvalidActumError,
     InvalidArgumentError,
 )
 from chronica._model import Actum
@@ -49,9 +51,11 @@ from chronica.store import IdempotentStore, Store
 from ._openai_items import (
     MARK,
     UnmappableItemError,
+    check,
     clear_marker,
     item_actum,
     item_of,
+    refused,
     retraction,
 )
 
@@ -135,7 +139,7 @@ class ChronicaSession:
         if limit is not None and limit == 0:
             return []
         count = limit if limit is not None and limit > 0 else None
-        live = await asyncio.to_thread(self._live, count)
+        live = await _in_thread(self._live, count)
         return [cast("TResponseInputItem", item_of(actum)) for actum in live]
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
@@ -149,7 +153,7 @@ class ChronicaSession:
             return
         call = self._claim_call(batch)
         try:
-            await _finish(asyncio.to_thread(self._add, batch, call))
+            await _finish(_in_thread(self._add, batch, call))
         except UnmappableItemError:
             raise
         except BaseException:
@@ -162,12 +166,12 @@ class ChronicaSession:
         The item stays in the chronicum: a retraction actum is appended that the adapter's
         reads honour. Two racing pops never return the same item.
         """
-        popped = await _finish(asyncio.to_thread(self._pop))
+        popped = await _finish(_in_thread(self._pop))
         return None if popped is None else cast("TResponseInputItem", item_of(popped))
 
     async def clear_session(self) -> None:
         """Retract every item so far by appending a clear marker; nothing is deleted."""
-        await _finish(asyncio.to_thread(self._clear))
+        await _finish(_in_thread(self._clear))
 
     def close(self) -> None:
         """Close the store if the session opened it; a store it was given stays open."""
@@ -196,10 +200,17 @@ class ChronicaSession:
         acta = [
             item_actum(i, item, chronicum_id=self.session_id, owner=self._owner, agent=self._agent)
             for i, item in enumerate(batch)
-        ]  # every item is checked before the first write
+        ]
+        # Every item is checked before the first write; the first one by recording it, which
+        # checks before it writes, so a one-item call is not checked twice.
+        for i, actum in enumerate(acta[1:], 1):
+            check(i, actum)
         for i, actum in enumerate(acta):
             key = f"{_KEY}:{self._nonce}:{call}:{i}"
-            self._chronicarius.record_actum(self._owner, actum, idempotency_key=key)
+            try:
+                self._chronicarius.record_actum(self._owner, actum, idempotency_key=key)
+            except InvalidActumError as e:
+                raise refused(i, actum, e) from e
 
     def _pop(self) -> Actum | None:
         while True:
@@ -279,24 +290,26 @@ def _digest(batch: list[Any]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-async def _finish(work: Awaitable[_T]) -> _T:
+def _in_thread(call: Callable[..., _T], *args: Any) -> asyncio.Future[_T]:
+    """Run a blocking store call on the loop's default executor, off the event loop."""
+    return asyncio.get_running_loop().run_in_executor(None, call, *args)
+
+
+async def _finish(work: asyncio.Future[_T]) -> _T:
     """Await a write to its end even if the caller is cancelled, then re-raise the cancel.
 
     As the SDK's own stores do: a cancelled ``add_items`` never leaves a write running
     behind the caller, which a later call could overtake.
     """
-    task = asyncio.ensure_future(work)
-    cancelled: asyncio.CancelledError | None = None
-    while not task.done():
-        try:
-            await asyncio.wait({task})
-        except asyncio.CancelledError as e:
-            cancelled = cancelled or e
-    if cancelled is not None:
-        if not task.cancelled():
-            task.exception()  # retrieved, so asyncio never logs it as unhandled
-        raise cancelled
-    return task.result()
+    try:
+        return await asyncio.shield(work)
+    except asyncio.CancelledError:
+        while not work.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait({work})
+        if not work.cancelled():
+            work.exception()  # retrieved, so asyncio never logs it as unhandled
+        raise
 
 
 def _check_agent(agent: object) -> str:
