@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from chronica.stores._sqlite_schema import enable_wal
 
 from ._errors import DatabaseError
-from ._schema import check_file, check_tables, migrate
+from ._schema import SCHEMA_VERSION, check_file, check_integrity, check_tables, migrate
 
 __all__ = ["Database"]
 
@@ -39,21 +39,23 @@ _SYNCHRONOUS = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
 _IN_MEMORY = ("", ":memory:")  # "" is SQLite's private temporary database
 
 
-def _create_private(path: str) -> None:
-    """Create a missing database file as an empty file of mode 0600 before SQLite opens it.
+def _create_private(path: str) -> bool:
+    """Create a missing database file as an empty file of mode 0600 before SQLite opens it;
+    returns whether this call created it.
 
     ``O_EXCL`` makes this safe against processes opening the same new file at once: exactly one
     creates it, the others find it existing and open it as it is.
     """
     if path in _IN_MEMORY:
-        return
+        return True
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        return  # an existing file (or directory: check_file refuses that) keeps its mode
+        return False  # an existing file (or directory: check_file refuses that) keeps its mode
     except OSError as e:
         raise DatabaseError(f"cannot create {path!r}: {e.strerror or e}") from e
     os.close(fd)
+    return True
 
 
 class Database:
@@ -64,7 +66,7 @@ class Database:
         self.path = raw if raw == ":memory:" else os.path.expanduser(raw)
         if not isinstance(synchronous, str) or synchronous not in _SYNCHRONOUS:
             raise DatabaseError(f"unknown synchronous mode {synchronous!r}")
-        _create_private(self.path)
+        created = _create_private(self.path)
         try:
             check_file(self.path)
         except OSError as e:
@@ -77,15 +79,17 @@ class Database:
         except sqlite3.Error as e:
             raise DatabaseError(f"cannot open {self.path!r}: {e}") from e
         try:
-            self._setup(synchronous)
+            self._setup(synchronous, created=created)
         except BaseException:
             self.conn.close()
             raise
 
-    def _setup(self, synchronous: str) -> None:
+    def _setup(self, synchronous: str, *, created: bool) -> None:
         try:
             self.conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-            check_tables(self.conn, self.path)
+            version = check_tables(self.conn, self.path)
+            if not created and version < SCHEMA_VERSION and os.path.getsize(self.path) > 0:
+                check_integrity(self.conn, self.path)
             enable_wal(self.conn)
             self.conn.execute(f"PRAGMA synchronous = {synchronous}")
             self.conn.execute("PRAGMA foreign_keys = ON")

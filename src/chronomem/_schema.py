@@ -14,7 +14,7 @@ from pathlib import Path
 from ._errors import DatabaseError
 from ._lexindex import index_document
 
-__all__ = ["SCHEMA_VERSION", "check_file", "check_tables", "migrate"]
+__all__ = ["SCHEMA_VERSION", "check_file", "check_integrity", "check_tables", "migrate"]
 
 _HEADER = b"SQLite format 3\x00"
 
@@ -125,8 +125,27 @@ def _v2(conn: sqlite3.Connection) -> None:
     _reindex_facts(conn)
 
 
+def _v3(conn: sqlite3.Connection) -> None:
+    """Entity keys fold punctuation next to a model code (``ThinkPad-T14``); speakers are keyed
+    the same way; claims are read by the current claim reader."""
+    from ._contradictions import reparse_claims
+    from ._entities import entity_key, rekey_entities
+
+    rekey_entities(conn)
+    speakers = conn.execute(
+        """SELECT DISTINCT owner, speaker FROM chronomem_facts
+           WHERE kind = 'episode' AND speaker IS NOT NULL"""
+    ).fetchall()
+    conn.execute("DELETE FROM chronomem_speakers")
+    conn.executemany(
+        "INSERT OR IGNORE INTO chronomem_speakers (owner, key) VALUES (?, ?)",
+        [(owner, key) for owner, speaker in speakers if (key := entity_key(speaker))],
+    )
+    reparse_claims(conn)  # after the rekey: a claim names its subject by entity key
+
+
 # Index i holds the step that takes the schema from version i to i + 1.
-_MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_script(_V1), _v2)
+_MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_script(_V1), _v2, _v3)
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 
@@ -145,8 +164,9 @@ def check_file(path: str) -> None:
         raise DatabaseError(f"{path!r} is not a SQLite database")
 
 
-def check_tables(conn: sqlite3.Connection, path: str) -> None:
-    """Refuse a foreign database (tables, none of ours or chronica's) or a newer schema."""
+def check_tables(conn: sqlite3.Connection, path: str) -> int:
+    """Refuse a foreign database (tables, none of ours or chronica's) or a newer schema;
+    returns the file's chronomem schema version (0: none yet)."""
     names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if names and not names & {"chronica_schema", "chronomem_schema"}:
         raise DatabaseError(f"{path!r} belongs to another application (no chronomem tables)")
@@ -154,6 +174,28 @@ def check_tables(conn: sqlite3.Connection, path: str) -> None:
     if version > SCHEMA_VERSION:
         raise DatabaseError(
             f"{path!r} has chronomem schema version {version}; this code knows {SCHEMA_VERSION}"
+        )
+    return version
+
+
+def check_integrity(conn: sqlite3.Connection, path: str) -> None:
+    """Refuse a damaged file before chronomem's first write to it, leaving it untouched.
+
+    A corrupt file can still open and answer simple queries; switching it to WAL rewrites its
+    header and creating tables writes into it. ``quick_check`` reads every page once, so it
+    runs only when chronomem is about to create or migrate its tables in a file it did not
+    just create, never on an ordinary open.
+    """
+    try:
+        problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(5)")]
+    except sqlite3.OperationalError:
+        raise  # busy, locked, an I/O error: a reason not to open, not proof of damage
+    except sqlite3.DatabaseError as e:  # a page too damaged even to check
+        problems = [str(e)]
+    if problems != ["ok"]:
+        raise DatabaseError(
+            f"{path!r} failed SQLite's integrity check, so chronomem will not write to it "
+            f"(left unchanged): {'; '.join(problems)}"
         )
 
 

@@ -245,7 +245,7 @@ def test_schema_is_versioned_and_migrated_once(tmp_path: Path) -> None:
         ChronoMem(path).close()
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("SELECT version FROM chronomem_schema").fetchall() == [(2,)]
+        assert conn.execute("SELECT version FROM chronomem_schema").fetchall() == [(3,)]
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     finally:
         conn.close()
@@ -273,12 +273,18 @@ def test_a_version_1_file_is_migrated_with_its_facts_recallable(tmp_path: Path) 
             (i, f"f{i}", text),
         )
         conn.execute("INSERT INTO chronomem_fts (rowid, content) VALUES (?, ?)", (i, text))
+    # Version 1 keyed "ThinkPad-T14" as "thinkpadt14"; version 3 folds it to "thinkpad t14".
+    conn.execute(
+        "INSERT INTO chronomem_entities VALUES (1, 'default', 'thinkpadt14', 'ThinkPad-T14')"
+    )
+    conn.execute("INSERT INTO chronomem_fact_entities VALUES (1, 2)")
     conn.commit()
     conn.close()
     with ChronoMem(path) as mem:
         assert [f.id for f in mem.recall("where does Ardian live")] == ["f1"]
         assert [f.id for f in mem.recall("Kinara booking time")] == ["f2"]
-        assert mem.stats()["schema_version"] == 2
+        assert mem.stats()["schema_version"] == 3
+        assert [f.id for f in mem.timeline("ThinkPad T14")] == ["f2"]
         mem.remember_episode("We booked Kinara", speaker="booking", session="s")
     conn = sqlite3.connect(path)
     try:
