@@ -6,7 +6,8 @@ Switching from the SDK's own store is one line::
     session = ChronicaSession("dinner-friday", owner="ardian", store="agents.db")  # after
     result = await Runner.run(agent, "A table for four, please.", session=session)
 
-Needs ``pip install 'chronomem[openai-agents]'``. The session is the chronicum
+Install with ``pip install 'chronomem[openai-agents]'``; the module itself imports only
+the SDK's types, so importing it costs nothing at run time. The session is the chronicum
 ``session_id`` of ``owner``, so other agents read the same conversation through chronica,
 each item as an actum of a meaningful kind (see :mod:`chronica.integrations._openai_items`).
 
@@ -36,17 +37,18 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from chronica._chronicarius import Chronicarius
-from chronica._errors import (
+from chronica import (
+    Actum,
+    Chronicarius,
     ChronicaTypeError,
     ChronicumNotFoundError,
     IdempotencyUnsupportedError,
+    IdempotentStore,
     InvalidActumError,
     InvalidArgumentError,
+    Store,
 )
-from chronica._model import Actum
 from chronica._validation import check_chronicum_id, check_owner
-from chronica.store import IdempotentStore, Store
 
 from ._openai_items import (
     MARK,
@@ -138,7 +140,8 @@ class ChronicaSession:
             limit = self.session_settings.limit
         if limit is not None and limit == 0:
             return []
-        count = limit if limit is not None and limit > 0 else None
+        # Negative means all, as SQLiteSession's SQL LIMIT does; no session holds 2**62 items.
+        count = min(limit, 2**62) if limit is not None and limit > 0 else None
         live = await _in_thread(self._live, count)
         return [cast("TResponseInputItem", item_of(actum)) for actum in live]
 
