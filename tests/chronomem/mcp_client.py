@@ -152,9 +152,9 @@ def http_server(
 
 def raw_stdio(
     db: Path,
-    messages: list[dict[str, Any]] | list[bytes],
+    messages: Sequence[Mapping[str, Any] | bytes],
     *,
-    answers: set[int],
+    answers: set[int | None],
     timeout: float = 30,
 ) -> tuple[dict[int | None, dict[str, Any]], str]:
     """Speak raw JSON-RPC lines to a server process, as a careless client would.
@@ -182,17 +182,19 @@ def raw_stdio(
             proc.stdin.write(b"".join(line + b"\n" for line in wire))
             proc.stdin.flush()
             deadline = time.monotonic() + timeout
+            pending = b""  # read the pipe itself: a buffered readline could hide a reply
             with selectors.DefaultSelector() as sel:
                 sel.register(proc.stdout, selectors.EVENT_READ)
                 while not answers <= replies.keys():
                     left = deadline - time.monotonic()
-                    assert left > 0, f"no reply to {sorted(answers - replies.keys())}"
+                    assert left > 0, f"no reply to {answers - replies.keys()}"
                     if not sel.select(left):
                         continue
-                    line = proc.stdout.readline()
-                    assert line, f"server closed stdout; replies so far: {replies}"
-                    reply = json.loads(line)
-                    replies[reply.get("id")] = reply
+                    chunk = os.read(proc.stdout.fileno(), 1 << 16)
+                    assert chunk, f"server closed stdout; replies so far: {replies}"
+                    *lines, pending = (pending + chunk).split(b"\n")
+                    for reply in map(json.loads, filter(None, lines)):
+                        replies[reply.get("id")] = reply
             proc.stdin.close()
             assert proc.wait(timeout=timeout) == 0
         finally:

@@ -14,8 +14,9 @@ import anyio
 import pytest
 from mcp import Client, ClientSession
 
-from chronomem import ChronoMem, cli, server
+from chronomem import ChronoMem, ChronoMemError, cli, server
 from chronomem.cli._config import resolve_owner
+from chronomem.cli._transfer import ExportFormatError
 
 from .mcp_client import call, call_error, connect, raw_stdio, run, server_env, text_of
 from .mcp_client import server_args as _args
@@ -283,30 +284,53 @@ def test_random_hostile_text_never_breaks_the_server(tmp_path: Path) -> None:
     run(go)
 
 
-def test_lone_surrogates_never_reach_the_database(tmp_path: Path) -> None:
-    # The SDK client refuses to encode a lone surrogate, so speak raw JSON-RPC as a careless
-    # client would. The SDK's JSON parser drops such a message before any tool runs (there
-    # is nothing to answer), and the server goes on serving the next request.
+def _nested(depth: int) -> dict[str, object]:
+    inner: dict[str, object] = {}
+    for _ in range(depth):
+        inner = {"a": inner}
+    return inner
+
+
+def test_every_request_is_answered_even_one_the_sdk_cannot_read(tmp_path: Path) -> None:
+    # The SDK client refuses to send such text, so speak raw JSON-RPC as a careless client
+    # would. The SDK's parser rejects a lone surrogate escape and JSON nested about 200 deep;
+    # each such request still gets an error reply naming why, and the server serves on.
     init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw"}}
-    messages: list[dict[str, object]] = [
+    messages: list[dict[str, object] | bytes] = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
     ]
+    actum = {"chronicum_id": "s", "kind": "message", "actor_kind": "human", "actor": "me"}
     for i, (tool, args) in enumerate(
         [
             ("chronomem_remember", {"content": "\ud800 x"}),
             ("chronomem_recall", {"query": "a \udfff"}),
+            ("chronica_record_actum", {**actum, "content": "hi", "metadata": _nested(300)}),
             ("chronomem_remember", {"content": "still serving"}),
         ],
         start=2,
     ):
         params = {"name": tool, "arguments": args}
-        messages.append({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params})
-    # json.dumps escapes a surrogate as \ud800, which is what such a client sends.
-    replies, _ = raw_stdio(tmp_path / "m.db", messages, answers={1, 4})
-    for hostile in (2, 3):
-        assert hostile not in replies or "error" in replies[hostile]
-    assert replies[4]["result"]["isError"] is False
+        # json.dumps writes a surrogate as the escape \ud800, as such a client sends it.
+        line = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params})
+        messages.append(line.encode())
+    # 5,000 deep: beyond json.dumps too, so written by hand (the id comes after the nesting).
+    deep = '{"name": "chronica_record_actum", "arguments": ' + '{"a": ' * 5000 + "1" + "}" * 5000
+    messages.append(
+        f'{{"jsonrpc": "2.0", "method": "tools/call", "params": {deep}}}, "id": 7}}'.encode()
+    )
+    messages.append(b"this is not JSON at all")
+    messages.append(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "\\ud800"}')
+    replies, log = raw_stdio(tmp_path / "m.db", messages, answers={1, 2, 3, 4, 5, 7, None})
+    for hostile in (2, 3, 4, 7):
+        error = replies[hostile]["error"]
+        assert "the server cannot read this request" in error["message"]
+    assert "lone surrogates" in replies[2]["error"]["message"]
+    assert "recursion limit" in replies[4]["error"]["message"]
+    assert replies[None]["error"]["code"] == -32700  # the line that is not JSON
+    assert replies[5]["result"]["isError"] is False
+    assert "ignored an unreadable notification" in log  # logged, as it has no id to answer
+    assert "answered an unreadable request" in log
 
 
 def test_text_is_checked_by_the_library_rules_in_process(tmp_path: Path) -> None:
@@ -456,3 +480,32 @@ def test_one_default_owner_for_python_the_cli_and_the_server(
     with ChronoMem(db) as memory:  # and what the server wrote is Python's too
         assert [f.content for f in memory.recall("peanuts")] == ["Sari is allergic to peanuts"]
     assert resolve_owner(None, {}) == inspect.signature(ChronoMem).parameters["owner"].default
+
+
+def test_server_errors_are_chronomem_errors() -> None:
+    assert issubclass(server.ServerConfigError, ChronoMemError)
+    assert issubclass(ExportFormatError, ChronoMemError)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "from chronomem.cli import main; sys.exit(main(['serve']))",
+        "import runpy; runpy.run_module('chronomem.server', run_name='__main__')",
+    ],
+    ids=["chronomem serve", "python -m chronomem.server"],
+)
+def test_serve_without_the_mcp_extra_says_what_to_install(entry: str, tmp_path: Path) -> None:
+    # sys.modules[name] = None makes importing it fail exactly as if it were not installed.
+    code = f"import sys; sys.modules['mcp'] = None; {entry}"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=server_env(tmp_path / "m.db", "tester"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "pip install 'chronomem[mcp]'" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -33,7 +33,7 @@ __all__ = ["ExportFormatError", "Loaded", "PartialImportError", "export_lines", 
 FORMAT_VERSION = 1
 
 
-class ExportFormatError(ValueError):
+class ExportFormatError(ChronoMemError, ValueError):
     """A line of an import file is not something ``chronomem export`` writes."""
 
 

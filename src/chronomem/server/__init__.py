@@ -7,7 +7,11 @@ session record (``--db`` / ``CHRONOMEM_DB``, default ``~/.chronomem/memory.db``)
 
 The owner is server configuration (``--owner`` / ``CHRONOMEM_OWNER``), never a tool argument.
 The pieces: :mod:`._config` (flags and environment), :mod:`._tools` (the tools),
-:mod:`._output` (what they return), :mod:`._app` (lifespan, auth, transports).
+:mod:`._output` (what they return), :mod:`._state` (what a running server holds),
+:mod:`._app` (auth, transports), :mod:`._stdio` (stdio that answers every request).
+
+The MCP SDK is the ``mcp`` extra. This module imports it only when a server is built, so
+without the extra ``chronomem serve`` says what to install instead of failing on an import.
 """
 
 from __future__ import annotations
@@ -16,17 +20,21 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from chronica import ChronicaError
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem, ChronoMemError
 from chronomem.cli._config import DEFAULT_DB
 
-from ._app import build_server, serve
 from ._config import ServerConfig, ServerConfigError, add_server_arguments, config_from_args
+
+if TYPE_CHECKING:
+    from ._app import build_server, serve
 
 __all__ = [
     "DEFAULT_DB",
+    "MCP_EXTRA",
     "ServerConfig",
     "ServerConfigError",
     "add_server_arguments",
@@ -52,12 +60,39 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "python -m chronomem.
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
     try:
+        from ._app import serve
+    except ModuleNotFoundError as e:
+        if not _is_the_sdk(e):
+            raise
+        print(f"{prog}: the MCP server needs the MCP SDK: {MCP_EXTRA}", file=sys.stderr)
+        return 2
+    try:
         _check_database(config)
     except (ChronoMemError, ChronicaError) as e:
         print(f"{prog}: cannot use {config.db}: {e}", file=sys.stderr)
         return 1
     serve(config)
     return 0
+
+
+MCP_EXTRA = "pip install 'chronomem[mcp]'"
+"""How to install what the server needs."""
+
+_SDK_PACKAGES = frozenset({"mcp", "mcp_types", "pydantic", "anyio", "starlette", "uvicorn"})
+
+
+def _is_the_sdk(error: ModuleNotFoundError) -> bool:
+    """Whether the missing module is the SDK or one of its own dependencies (not our bug)."""
+    return (error.name or "").partition(".")[0] in _SDK_PACKAGES
+
+
+def __getattr__(name: str) -> Any:
+    # build_server and serve need the SDK: imported on first use, not with this package.
+    if name in ("build_server", "serve"):
+        from . import _app
+
+        return getattr(_app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _check_database(config: ServerConfig) -> None:

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
@@ -21,6 +22,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from ._config import ServerConfig
 from ._state import State, open_state
+from ._stdio import serve_stdio
 from ._tools import TOOLS
 
 __all__ = ["build_server", "serve"]
@@ -135,7 +137,7 @@ def serve(config: ServerConfig) -> None:
     """Run the server until the client disconnects (stdio) or it is interrupted (HTTP)."""
     server = build_server(config)
     if config.http is None:
-        server.run("stdio")
+        anyio.run(serve_stdio, server)
         return
     host, port = config.http
     auth = "bearer token required" if config.token else "no token (loopback only)"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from chronomem import ChronoMemError
 from chronomem.cli._config import DEFAULT_DB, DEFAULT_OWNER, resolve_db, resolve_owner
 
 __all__ = [
@@ -52,7 +53,7 @@ stream counts as activity, so a connected client is never cut off; an abandoned 
 TOKEN_ADVICE = 'make one with: python -c "import secrets; print(secrets.token_urlsafe(32))"'
 
 
-class ServerConfigError(ValueError):
+class ServerConfigError(ChronoMemError, ValueError):
     """The server was asked to start in a way that is unsafe or impossible."""
 
 
