@@ -45,13 +45,15 @@ from ._codec import (
     split_state,
     state_json,
 )
+from ._memo import Memo
 from ._names import APP_STATE, USERS, app_owner_for, owner_for, sessions_list_for, user_state_for
 from ._replay import Replay, replay
 
 __all__ = ["SessionBook"]
 
-WINDOW = 48
-"""Acta a windowed read asks for beyond the events it wants; grown fourfold when short."""
+WINDOW = 8
+"""Acta a windowed read asks for beyond the events it wants and the snapshot interval; the
+window grows fourfold when it comes short of a base."""
 SNAPSHOT_AFTER = 32
 """A read that walks this many events (or deltas) past its base records a snapshot."""
 
@@ -89,6 +91,7 @@ class SessionBook:
         self._lock = threading.Lock()
         self._gens: dict[tuple[str, str], int] = {}  # live sessions this process has seen
         self._appends: dict[tuple[str, str], int] = {}
+        self._memo = Memo()
 
     @property
     def store(self) -> Store:
@@ -106,7 +109,9 @@ class SessionBook:
         after: float | None = None,
         session: bool = True,
     ) -> Replay:
-        window = 0 if session and wanted is None and after is None else (wanted or 0) + WINDOW
+        window = max(wanted or 0, SNAPSHOT_AFTER) + WINDOW
+        if session and wanted is None and after is None:
+            window = 0  # every event: read them all at once
         while True:
             try:
                 acta = self._c.get_acta(owner, chronicum_id, last_n=window)
@@ -129,13 +134,26 @@ class SessionBook:
         # Racing readers of one position store one snapshot.
         self._c.record_actum(owner, marker, idempotency_key=f"snapshot:{found.newest}")
 
+    def _log_state(self, owner: str, chronicum_id: str) -> dict[str, Any]:
+        try:  # one actum says whether anything changed since this process last looked
+            newest = self._c.get_acta(owner, chronicum_id, last_n=1)
+        except ChronicumNotFoundError:
+            return {}
+        if not newest:
+            return {}
+        head = newest[-1]
+        state = self._memo.state((owner, chronicum_id), head.id)
+        if state is None:
+            state = self._walk(owner, chronicum_id, session=False).state()
+            self._memo.keep_state((owner, chronicum_id), head.id, state)
+        return state
+
     def _app_state(self, app_name: str) -> dict[str, Any]:
-        return self._walk(app_owner_for(app_name), APP_STATE, session=False).state()
+        return self._log_state(app_owner_for(app_name), APP_STATE)
 
     def user_state(self, app_name: str, user_id: str) -> dict[str, Any]:
         """The user-scoped state, keys without their ``user:`` prefix."""
-        chronicum_id = user_state_for(user_id)
-        return self._walk(app_owner_for(app_name), chronicum_id, session=False).state()
+        return self._log_state(app_owner_for(app_name), user_state_for(user_id))
 
     def _names(self, app_name: str, chronicum_id: str) -> list[str]:
         try:
@@ -154,7 +172,7 @@ class SessionBook:
             app_name=app_name,
             user_id=user_id,
             state=_merged(found.state(), app, user),
-            events=[r.event() for r in reversed(found.events)] if events else [],
+            events=[self._memo.event(r) for r in reversed(found.events)] if events else [],
             last_update_time=found.last_update_time,
         )
 
