@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 from chronica import ChronicaError
 from chronomem import (
@@ -65,11 +65,12 @@ def _memory(args: argparse.Namespace) -> Iterator[ChronoMem]:
 
 
 @contextlib.contextmanager
-def _output(name: str) -> Iterator[TextIO]:
+def _output(name: str) -> Iterator[BinaryIO]:
+    # Bytes: an export is UTF-8 with "\n" line ends on every platform and console.
     if name == "-":
-        yield sys.stdout
+        yield sys.stdout.buffer
         return
-    with open(name, "w", encoding="utf-8") as out:
+    with open(name, "wb") as out:
         yield out
 
 
@@ -198,28 +199,34 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     from ._transfer import export_lines
 
-    count = 0
+    records = -2  # header and trailer are not records
     with (
         _memory(args) as memory,
         contextlib.closing(SQLiteStore(_db_path(args))) as store,
         _output(args.file) as out,
     ):
         for line in export_lines(memory, store, _owner(args)):
-            out.write(line + "\n")
-            count += 1
-    print(f"exported {count - 1} records", file=sys.stderr)
-    return EXIT_OK if count > 1 else EXIT_EMPTY
+            out.write(line)
+            records += 1
+    print(f"exported {records} records", file=sys.stderr)
+    return EXIT_OK if records else EXIT_EMPTY
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from chronica.stores.sqlite import SQLiteStore
 
-    from ._transfer import load, restore
+    from ._transfer import read_export, restore
 
     with sys.stdin.buffer if args.file == "-" else open(args.file, "rb") as source:
-        loaded = load(source, _owner(args), progress_label=f"reading {args.file}")
-    with _memory(args) as memory, contextlib.closing(SQLiteStore(_db_path(args))) as store:
-        facts, acta = restore(loaded, memory, store)
+        loaded = read_export(
+            source, _owner(args), allow_truncated=args.allow_truncated, label=f"reading {args.file}"
+        )
+    if loaded.warning:
+        print(f"chronomem import: warning: {loaded.warning}", file=sys.stderr)
+    facts = acta = 0
+    if loaded.count:  # nothing to write: no file to create either
+        with _memory(args) as memory, contextlib.closing(SQLiteStore(_db_path(args))) as store:
+            facts, acta = restore(loaded, memory, store)
     result = {"facts": facts, "sessions": len(loaded.chronica), "acta": acta}
     if args.json:
         show.dump_json(result)
@@ -377,6 +384,11 @@ def build_parser() -> argparse.ArgumentParser:
         creates=True,
     )
     p.add_argument("file", help="JSON Lines file written by export ('-' for stdin)")
+    p.add_argument(
+        "--allow-truncated",
+        action="store_true",
+        help="import a file whose end line is missing or does not match (it may be cut short)",
+    )
     p = _add(
         sub,
         "demo",

@@ -1,0 +1,232 @@
+"""``chronomem export`` / ``import``: complete or refused, checked line by line, never half."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chronica import ActorKind, Actum, ActumKind, Chronicarius
+from chronica.stores.sqlite import SQLiteStore
+from chronomem import ChronoMem
+from chronomem.cli import main
+from chronomem.cli._format import written_lines
+
+OWNER = "ardian"
+WHEN = "2026-11-29T18:00:00+00:00"
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    """A memory with facts and two sessions, exported to ``backup.jsonl``."""
+    db = tmp_path / "source.db"
+    with ChronoMem(db, owner=OWNER) as memory:
+        old = memory.remember("ThinkPad T14 primary interface is Wi-Fi", category="net")
+        memory.supersede(old, "ThinkPad T14 primary interface switched to Ethernet")
+        memory.remember("Sari is allergic to peanuts")
+    with SQLiteStore(db) as store:
+        c = Chronicarius(store)
+        for session in ("dinner", "lunch"):
+            for i in range(3):
+                c.record_actum(OWNER, _actum(session, f"turn {i}"))
+    assert main(["export", str(tmp_path / "backup.jsonl"), "--db", str(db), "--owner", OWNER]) == 0
+    return tmp_path / "backup.jsonl"
+
+
+def _actum(session: str, content: str) -> Actum:
+    return Actum(
+        chronicum_id=session,
+        kind=ActumKind.MESSAGE,
+        actor_kind=ActorKind.HUMAN,
+        actor=OWNER,
+        content=content,
+    )
+
+
+def _import(
+    capsys: pytest.CaptureFixture[str], path: Path, db: Path, *flags: str
+) -> tuple[int, str]:
+    code = main(["import", str(path), "--db", str(db), "--owner", OWNER, *flags])
+    return code, capsys.readouterr().err
+
+
+def test_the_export_ends_with_counts_and_a_digest(source: Path) -> None:
+    lines = [json.loads(line) for line in source.read_text().splitlines()]
+    assert lines[0] == {"export": {"format": "chronomem", "version": 2, "owner": OWNER}}
+    end = lines[-1]["end"]
+    assert (end["facts"], end["chronica"], end["acta"]) == (3, 2, 6)
+    assert len(end["sha256"]) == 64
+
+
+@pytest.mark.parametrize("keep", [1, 4, 7, 10], ids=lambda n: f"first {n} lines")
+def test_a_truncated_export_is_refused_unless_allowed(
+    keep: int, source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(source.read_bytes().splitlines(keepends=True)[:keep]))
+    target = tmp_path / "target.db"
+    code, err = _import(capsys, cut, target)
+    assert code == 2
+    assert "may be cut short" in err
+    assert "--allow-truncated" in err
+    assert not target.exists()  # refused before anything was written
+
+    code, err = _import(capsys, cut, target, "--allow-truncated")
+    assert "warning: the file ends without its end line" in err
+    assert code == (0 if keep > 1 else 1)
+
+
+def test_an_altered_export_is_refused(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    altered = tmp_path / "altered.jsonl"
+    altered.write_text(source.read_text().replace("peanuts", "walnuts"))
+    code, err = _import(capsys, altered, tmp_path / "t.db")
+    assert code == 2
+    assert "does not match its end line (sha256 differ)" in err
+    dropped = tmp_path / "dropped.jsonl"
+    lines = source.read_text().splitlines(keepends=True)
+    dropped.write_text("".join(lines[:2] + lines[3:]))
+    code, err = _import(capsys, dropped, tmp_path / "t.db")
+    assert "(facts, sha256 differ)" in err
+    trailing = tmp_path / "trailing.jsonl"
+    trailing.write_text(source.read_text() + lines[1])
+    code, err = _import(capsys, trailing, tmp_path / "t.db")
+    assert code == 2
+    assert f"line {len(lines) + 1}: a record after the end of the export" in err
+    assert not (tmp_path / "t.db").exists()
+
+
+def _file(path: Path, records: list[tuple[str, Any]]) -> Path:
+    """An export with a valid end line around ``records``, written as export writes."""
+    path.write_bytes(b"".join(written_lines(OWNER, iter(records))))
+    return path
+
+
+def _session_records(**actum_changes: Any) -> Iterator[tuple[str, Any]]:
+    yield "chronicum", {"id": "dinner", "owner_id": OWNER, "created_at": WHEN}
+    actum = {
+        "id": "0190f1c2-0000-7000-8000-000000000001",
+        "chronicum_id": "dinner",
+        "kind": "message",
+        "actor_kind": "human",
+        "actor": OWNER,
+        "content": "hello",
+        "metadata": {},
+        "at": WHEN,
+    }
+    yield "actum", {**actum, **actum_changes}
+
+
+BAD_LINES = {
+    "an actum that is a list": ("actum", [], "'actum' must hold an object, not list"),
+    "a fact that is a string": ("fact", "x", "'fact' must hold an object, not str"),
+    "an unknown kind": ("surprise", 1, "unknown record kind 'surprise'"),
+    "a fact without content": ("fact", {"id": "x"}, "invalid"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_LINES, ids=list(BAD_LINES))
+def test_a_malformed_line_is_named_by_number(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kind, record, message = BAD_LINES[case]
+    code, err = _import(capsys, _file(tmp_path / "bad.jsonl", [(kind, record)]), tmp_path / "t.db")
+    assert code == 2
+    assert f"line 2: {message}" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "t.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("header", "message"),
+    [
+        ('{"export": {"format": "chronomem", "version": "1"}}', "must be a whole number"),
+        ('{"export": {"format": "chronomem", "version": 99}}', "newer than this chronomem"),
+        ('{"export": {"format": "other", "version": 2}}', "not a chronomem export"),
+        ('{"export": []}', "'export' must hold an object"),
+        ("[1, 2]", "expected one object with one key"),
+        ('{"fact": {}}', "does not start with an export header"),
+        ("not json", "not JSON"),
+    ],
+)
+def test_a_bad_header_is_a_clear_error(
+    header: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(header + "\n")
+    code, err = _import(capsys, bad, tmp_path / "t.db")
+    assert code == 2
+    assert "chronomem import: line 1: " in err
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_empty_missing_and_binary_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    code, err = _import(capsys, empty, tmp_path / "t.db")
+    assert code == 2
+    assert "no export header" in err
+    assert _import(capsys, tmp_path / "missing.jsonl", tmp_path / "t.db")[0] == 1
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00garbage\n")
+    code, err = _import(capsys, binary, tmp_path / "t.db")
+    assert (code, "line 1: not UTF-8 text" in err) == (2, True)
+    nothing = _file(tmp_path / "nothing.jsonl", [])
+    assert _import(capsys, nothing, tmp_path / "t.db")[0] == 1  # a valid, empty export
+    assert not (tmp_path / "t.db").exists()
+
+
+SESSION_PROBLEMS: dict[str, tuple[dict[str, Any], str]] = {
+    "NUL content": ({"content": "a\x00b"}, "NUL"),
+    "3 MB content": ({"content": "x" * 3_000_000}, "content"),
+    "a 5,000-character actor": ({"actor": "a" * 5000}, "actor"),
+    "an id that is a number": ({"id": 5}, "id"),
+    "an unknown kind": ({"kind": "gossip"}, "gossip"),
+    "a string for metadata": ({"metadata": "x"}, "metadata"),
+}
+
+
+@pytest.mark.parametrize("case", SESSION_PROBLEMS, ids=list(SESSION_PROBLEMS))
+def test_a_bad_session_record_writes_nothing_at_all(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Facts come first in the file; a bad actum after them must stop the import before a
+    # single fact is written (all or nothing), with the same rules as a live write.
+    target = tmp_path / "t.db"
+    with ChronoMem(target, owner=OWNER) as memory:
+        memory.remember("Ardian prefers quiet tables")
+        before = list(memory.export_facts())
+    fact = {**before[0], "id": "0190f1c2-0000-7000-8000-0000000000ff", "content": "new fact"}
+    changes, needle = SESSION_PROBLEMS[case]
+    bad = _file(tmp_path / "bad.jsonl", [("fact", fact), *_session_records(**changes)])
+    code, err = _import(capsys, bad, target)
+    assert code == 2, err
+    assert "line 4: " in err
+    assert needle in err
+    with ChronoMem(target, owner=OWNER) as memory:
+        assert list(memory.export_facts()) == before
+    with SQLiteStore(target) as store:
+        assert store.chronica() == []
+
+
+def test_a_good_file_restores_every_part(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "t.db"
+    code, _ = _import(capsys, source, target)
+    assert code == 0
+    with SQLiteStore(target) as store:
+        assert [c.id for c in store.chronica()] == ["dinner", "lunch"]
+        assert [a.content for a in store.acta("lunch", owner_id=OWNER)] == [
+            "turn 0",
+            "turn 1",
+            "turn 2",
+        ]
+    again = main(["import", str(source), "--db", str(target), "--owner", OWNER, "--json"])
+    assert again == 0
+    assert json.loads(capsys.readouterr().out) == {"facts": 0, "sessions": 2, "acta": 0}
