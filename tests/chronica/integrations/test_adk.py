@@ -340,6 +340,21 @@ def test_eight_processes_append_to_one_session_losing_nothing(durable: dict[str,
         assert final.state[f"w{w}"] == final.state[f"user:w{w}"] == final.state[f"app:w{w}"] == last
 
 
+def test_racing_creates_of_one_id_make_one_session(tmp_path: Path) -> None:
+    with SQLiteStore(tmp_path / "adk.db") as store:
+
+        async def race() -> list[str]:
+            services = [ChronicaSessionService(store) for _ in range(8)]  # as 8 processes
+            calls = [s.create_session(app_name=APP, user_id=USER, session_id="x") for s in services]
+            results = await asyncio.gather(*calls, return_exceptions=True)
+            return [type(r).__name__ for r in results]
+
+        outcomes = _run(race())
+        assert sorted(outcomes) == ["AlreadyExistsError"] * 7 + ["Session"]
+        acta = Chronicarius(store).get_acta(owner_for(APP, USER), "x")
+        assert len(acta) == 1  # one creation marker
+
+
 def test_a_slow_store_never_blocks_the_event_loop() -> None:
     class SlowStore(InMemoryStore):
         def record_once(self, actum: Any, idempotency_key: str, *, owner_id: str) -> Any:

@@ -176,7 +176,7 @@ def _call(part: types.Part) -> str:
     if part.function_call:
         args = json.dumps(part.function_call.args or {}, ensure_ascii=False, default=str)
         return f"{part.function_call.name}({args})"
-    return part.executable_code.code or "" if part.executable_code else ""
+    return (part.executable_code.code or "") if part.executable_code else ""
 
 
 def _response(part: types.Part) -> str:

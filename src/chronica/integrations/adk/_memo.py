@@ -29,20 +29,32 @@ class Memo:
         self._states: OrderedDict[tuple[str, str], tuple[str, str]] = OrderedDict()
         self._sizes = (events, states)
 
-    def event(self, record: Record) -> Event:
-        """The event ``record`` holds: a fresh copy the caller may change."""
+    def event(self, record: Record, *, keep: bool = True) -> Event:
+        """The event ``record`` holds: a fresh copy the caller may change.
+
+        ``keep=False`` (a read of more events than the memo holds, which would only push out
+        the rest) hands a newly parsed event over without keeping a copy.
+        """
         key = record.actum.id
         with self._lock:
             event = self._events.get(key)
             if event is not None:
                 self._events.move_to_end(key)
-        if event is None:
-            event = record.event()
-            with self._lock:
-                self._events[key] = event
-                while len(self._events) > self._sizes[0]:
-                    self._events.popitem(last=False)
+        if event is not None:
+            return copy.deepcopy(event)
+        event = record.event()
+        if not keep:
+            return event
+        with self._lock:
+            self._events[key] = event
+            while len(self._events) > self._sizes[0]:
+                self._events.popitem(last=False)
         return copy.deepcopy(event)
+
+    @property
+    def capacity(self) -> int:
+        """How many events the memo holds."""
+        return self._sizes[0]
 
     def state(self, log: tuple[str, str], newest: str) -> dict[str, Any] | None:
         """The state of ``log`` as of its newest actum ``newest``, if computed before."""
