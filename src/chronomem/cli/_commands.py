@@ -1,0 +1,255 @@
+"""What each ``chronomem`` command does; :mod:`chronomem.cli` parses and dispatches.
+
+A command takes the parsed arguments and returns its exit code: 0 ok, 1 not found or nothing
+to show, 2 usage. It raises the library's errors (and :class:`Usage` / :class:`NotFound` for
+its own checks); :func:`chronomem.cli.main` turns them into a message and an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from chronomem import ChronoMem
+
+from . import _output as show
+from ._config import resolve_db, resolve_owner
+from ._time import parse_time
+
+__all__ = [
+    "EXIT_EMPTY",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "NotFound",
+    "Usage",
+    "cmd_contradictions",
+    "cmd_demo",
+    "cmd_export",
+    "cmd_forget",
+    "cmd_import",
+    "cmd_recall",
+    "cmd_remember",
+    "cmd_serve",
+    "cmd_stats",
+    "cmd_supersede",
+    "cmd_timeline",
+]
+
+EXIT_OK, EXIT_EMPTY, EXIT_USAGE = 0, 1, 2
+
+
+class Usage(Exception):
+    """A value the user typed cannot be used (exit code 2)."""
+
+
+class NotFound(Exception):
+    """What the user asked about does not exist (exit code 1)."""
+
+
+def _db_path(args: argparse.Namespace) -> Path:
+    """The memory file; a command that only reads (or changes an existing fact) must find it
+    there, and creates neither the file nor its folder."""
+    path = resolve_db(args.db, os.environ, create=args.creates)
+    if not args.creates and not path.exists():
+        raise NotFound(f"{path}: not found (no memory there yet; 'chronomem remember' makes one)")
+    return path
+
+
+def _owner(args: argparse.Namespace) -> str:
+    return resolve_owner(args.owner, os.environ)
+
+
+@contextlib.contextmanager
+def _memory(args: argparse.Namespace) -> Iterator[ChronoMem]:
+    with ChronoMem(_db_path(args), owner=_owner(args)) as memory:
+        yield memory
+
+
+@contextlib.contextmanager
+def _output(name: str) -> Iterator[BinaryIO]:
+    # Bytes: an export is UTF-8 with "\n" line ends on every platform and console.
+    if name == "-":
+        yield sys.stdout.buffer
+        return
+    with open(name, "wb") as out:
+        yield out
+
+
+def _when(text: str | None) -> datetime | None:
+    """An ISO-8601 time from the command line (naive means UTC); a bad one is a usage error."""
+    if text is None:
+        return None
+    try:
+        return parse_time(text)
+    except ValueError as e:
+        raise Usage(str(e)) from None
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    options = _fact_options(args)  # a bad flag is refused before the file is opened
+    with _memory(args) as memory:
+        fid = memory.remember(args.content, **options)
+    if args.json:
+        show.dump_json({"id": str(fid), "contradicts": list(fid.contradicts)})
+    else:
+        print(f"remembered {fid}")
+        for other in fid.contradicts:
+            print(f"  contradicts {other} (see: chronomem contradictions)")
+    return EXIT_OK
+
+
+def cmd_supersede(args: argparse.Namespace) -> int:
+    options = _fact_options(args)
+    with _memory(args) as memory:
+        fid = memory.supersede(args.old_id, args.content, **options)
+    if args.json:
+        show.dump_json({"id": str(fid), "superseded": args.old_id})
+    else:
+        print(f"superseded {args.old_id} with {fid}")
+    return EXIT_OK
+
+
+def _fact_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "category": args.category,
+        "entities": args.entity or None,
+        "trust": args.trust,
+        "confidence": args.confidence,
+        "valid_from": _when(args.valid_from),
+        "source": args.source,
+    }
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    with _memory(args) as memory:
+        memory.forget(args.fact_id, reason=args.reason)
+    if args.json:
+        show.dump_json({"id": args.fact_id, "forgotten": True})
+    else:
+        print(f"forgot {args.fact_id}")
+    return EXIT_OK
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    as_of, known_at = _when(args.as_of), _when(args.known_at)
+    with _memory(args) as memory:
+        found = memory.recall(
+            args.query,
+            token_budget=args.budget,
+            limit=args.limit,
+            active_only=not args.all,
+            as_of=as_of,
+            known_at=known_at,
+            category=args.category,
+        )
+    if args.json:
+        show.dump_json([item.to_dict() for item in found])
+    elif found:
+        show.show_recalled(found)
+        print(f"\n{show.recall_summary(found)}")
+    else:
+        print("nothing recalled", file=sys.stderr)
+    return EXIT_OK if found else EXIT_EMPTY
+
+
+def cmd_timeline(args: argparse.Namespace) -> int:
+    with _memory(args) as memory:
+        facts = memory.timeline(args.entity)
+    if args.json:
+        show.dump_json([f.to_dict() for f in facts])
+    elif facts:
+        show.show_timeline(args.entity, facts)
+    else:
+        print(f"nothing known about {args.entity!r}", file=sys.stderr)
+    return EXIT_OK if facts else EXIT_EMPTY
+
+
+def cmd_contradictions(args: argparse.Namespace) -> int:
+    with _memory(args) as memory:
+        found = memory.contradictions()
+    if args.json:
+        show.dump_json([c.to_dict() for c in found])
+    elif found:
+        show.show_contradictions(found)
+    else:
+        print("no contradictions", file=sys.stderr)
+    return EXIT_OK if found else EXIT_EMPTY
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from chronica.stores.sqlite import SQLiteStore
+
+    with _memory(args) as memory:
+        stats: dict[str, object] = dict(memory.stats())
+    with contextlib.closing(SQLiteStore(_db_path(args))) as store:
+        mine = [c for c in store.chronica() if c.owner_id == _owner(args)]
+        stats["sessions"] = len(mine)
+        stats["acta"] = sum(len(store.acta(c.id, owner_id=c.owner_id)) for c in mine)
+    if args.json:
+        show.dump_json(stats)
+    else:
+        show.print_table(["what", "value"], sorted(stats.items()))
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from chronica.stores.sqlite import SQLiteStore
+
+    from ._transfer import export_lines
+
+    records = -2  # header and trailer are not records
+    with (
+        _memory(args) as memory,
+        contextlib.closing(SQLiteStore(_db_path(args))) as store,
+        _output(args.file) as out,
+    ):
+        for line in export_lines(memory, store, _owner(args)):
+            out.write(line)
+            records += 1
+    print(f"exported {records} records", file=sys.stderr)
+    return EXIT_OK if records else EXIT_EMPTY
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from chronica.stores.sqlite import SQLiteStore
+
+    from ._transfer import read_export, restore
+
+    with sys.stdin.buffer if args.file == "-" else open(args.file, "rb") as source:
+        loaded = read_export(
+            source, _owner(args), allow_truncated=args.allow_truncated, label=f"reading {args.file}"
+        )
+    if loaded.warning:
+        print(f"chronomem import: warning: {loaded.warning}", file=sys.stderr)
+    facts = acta = 0
+    if loaded.count:  # nothing to write: no file to create either
+        with _memory(args) as memory, contextlib.closing(SQLiteStore(_db_path(args))) as store:
+            facts, acta = restore(loaded, memory, store)
+    result = {"facts": facts, "sessions": len(loaded.chronica), "acta": acta}
+    if args.json:
+        show.dump_json(result)
+    else:
+        sessions = show.count(len(loaded.chronica), "session")
+        print(f"imported {show.count(facts, 'new fact')}, {sessions} ({acta} acta)")
+    return EXIT_OK if loaded.count else EXIT_EMPTY
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from chronomem.demo import main as demo_main
+
+    return demo_main(["--db", args.db] if args.db else [])
+
+
+def cmd_serve(argv: Sequence[str]) -> int:
+    from chronomem.server import main as serve_main
+
+    return serve_main(argv, prog="chronomem serve")
