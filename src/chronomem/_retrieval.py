@@ -149,17 +149,35 @@ def _statistics(
     return dfs, (int(row[0] or 0), float(row[1] or 0.0))
 
 
+def _rows_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[tuple[Any, ...]]:
+    if not rowids:
+        return []
+    marks = ",".join("?" * len(rowids))
+    return conn.execute(
+        f"""SELECT {_POOL_COLUMNS}
+            FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
+            WHERE chronomem_lex.rowid IN ({marks})""",
+        list(rowids),
+    ).fetchall()
+
+
 def _lexical(
-    conn: sqlite3.Connection, query: str, view: View, params: LexicalParams
+    conn: sqlite3.Connection,
+    query: str,
+    view: View,
+    params: LexicalParams,
+    found: Sequence[int] = (),
 ) -> tuple[Ranking, Ranking, Meta]:
     """The lexical ranking (both kinds) and the Jaccard ranking (facts) from one bounded pool.
 
     Scoring every posting of a very common word would make recall linear in the number of
     items, so terms are split by document frequency: rare terms (at most RARE_DF postings)
     bring their best POOL_DEPTH items by FTS5's column-weighted bm25, common terms only their
-    most recent COMMON_DEPTH items (FTS5 walks postings in rowid order and stops). Every
-    candidate is then scored on all query terms by _lexical.score_pool. Both queries carry the
-    view's filter, so the bound never hides a visible item behind an invisible one.
+    most recent COMMON_DEPTH items (FTS5 walks postings in rowid order and stops). The items
+    the other channels ``found`` (already filtered by the view) join the pool, so a fact about
+    the entity a query names is scored on the query's words even when every word is common.
+    Every candidate is then scored on all query terms by _lexical.score_pool. Both queries
+    carry the view's filter, so the bound never hides a visible item behind an invisible one.
     """
     q = parse_query(conn, view.owner, query)
     terms = list(q.terms[:MAX_QUERY_WORDS])
@@ -170,6 +188,8 @@ def _lexical(
     seen = {r[0] for r in rows}
     newest = _pool_rows(conn, common, view, "chronomem_lex.rowid DESC", COMMON_DEPTH)
     rows += [r for r in newest if r[0] not in seen]
+    seen.update(r[0] for r in newest)
+    rows += _rows_of(conn, [r for r in dict.fromkeys(found) if r not in seen])
     meta = {r[0]: (r[3], r[4]) for r in rows}
     pool = [PoolRow.of(r[0], _speaker_key(r[1]) if r[1] else None, r[2], *r[7:10]) for r in rows]
     dfs, corpus = _statistics(conn, view.owner, terms)
@@ -294,9 +314,10 @@ def channel_ranks(
     conn: sqlite3.Connection, query: str, view: View, params: LexicalParams
 ) -> tuple[dict[str, Ranking], Meta]:
     """Each channel's ranked rowids, and (trust, confidence) of every candidate."""
-    bm25, jaccard, meta = _lexical(conn, query, view, params)
     if "fact" not in view.kinds:
+        bm25, _, meta = _lexical(conn, query, view, params)
         return {"bm25": bm25}, meta
+    meta = {}
     named = _specific(conn, view.owner, resolve(conn, view.owner, query))
     entity = _by_entities(conn, named, view, PER_ENTITY, meta)
     # Facts naming a query entity are the entity channel's; graph ranks only the hop beyond.
@@ -310,6 +331,8 @@ def channel_ranks(
         beyond = {e: w for e, w in beyond.items() if w >= STRONGEST_HOPS * top}
     hops = _by_entities(conn, beyond, view, PER_NEIGHBOUR, meta)
     graph = [(rowid, s) for rowid, s in hops if rowid not in direct]
+    bm25, jaccard, lexical_meta = _lexical(conn, query, view, params, [*direct, *meta])
+    meta.update(lexical_meta)
     return {"bm25": bm25, "jaccard": jaccard, "entity": entity, "graph": graph}, meta
 
 
