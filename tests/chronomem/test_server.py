@@ -509,3 +509,39 @@ def test_serve_without_the_mcp_extra_says_what_to_install(entry: str, tmp_path: 
     assert done.returncode == 2
     assert "pip install 'chronomem[mcp]'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_episodes_are_recorded_indexed_and_recalled_over_stdio(tmp_path: Path) -> None:
+    db = tmp_path / "episodes.db"
+
+    async def go() -> None:
+        async with connect(db) as s:
+            recorded = await s.call_tool(
+                "chronomem_remember_episode",
+                {"content": "We booked Kinara for Friday at 7pm.", "speaker": "booking",
+                 "session": "dinner", "at": "2026-03-06T10:00:00Z"},
+            )  # fmt: skip
+            assert not recorded.is_error, text_of(recorded)
+            said = recorded.structured_content
+            assert said is not None
+            assert said["session"] == "dinner"
+            await call(s, "chronomem_remember", content="Kinara is a restaurant in Kemang")
+            await call(
+                s, "chronica_record_actum", chronicum_id="plans", kind="message",
+                actor_kind="human", actor="ardian", content="Book the Kinara table for six",
+            )  # fmt: skip
+            indexed = await call(s, "chronomem_index_session", chronicum_id="plans")
+            assert indexed["added"] == 1
+            again = await call(s, "chronomem_index_session", chronicum_id="plans")
+            assert again["added"] == 0
+            both = await call(s, "chronomem_recall", query="Kinara booking")
+            assert len(both["facts"]) == 1
+            assert len(both["episodes"]) == 2
+            only = await call(s, "chronomem_recall", query="Kinara booking", kinds=["episode"])
+            assert only["facts"] == []
+            assert {e["session"] for e in only["episodes"]} == {"dinner", "plans"}
+            assert said["id"] in [e["id"] for e in only["episodes"]]
+            bad = await s.call_tool("chronomem_recall", {"query": "x", "kinds": ["memo"]})
+            assert bad.is_error
+
+    run(go)

@@ -23,8 +23,10 @@ __all__ = [
     "ActumOut",
     "ContradictionOut",
     "ContradictionsOut",
+    "EpisodeOut",
     "FactOut",
     "ForgetOut",
+    "IndexedOut",
     "RecallOut",
     "RecalledEpisode",
     "RecalledFact",
@@ -85,6 +87,20 @@ class RememberOut(TypedDict):
 
     id: str
     contradicts: list[str]
+
+
+class EpisodeOut(TypedDict):
+    """The recorded episode's id and its session."""
+
+    id: str
+    session: str
+
+
+class IndexedOut(TypedDict):
+    """How many of the session's messages became episodes in this call."""
+
+    chronicum_id: str
+    added: int
 
 
 class SupersedeOut(TypedDict):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
@@ -28,7 +28,9 @@ from ._output import (
     ActumOut,
     ContradictionOut,
     ContradictionsOut,
+    EpisodeOut,
     ForgetOut,
+    IndexedOut,
     RecallOut,
     RememberOut,
     SupersedeOut,
@@ -114,14 +116,16 @@ async def chronomem_recall(
     known_at: datetime | None = None,
     category: str | None = None,
     active_only: bool = True,
+    kinds: list[Literal["fact", "episode"]] | None = None,
 ) -> Annotated[CallToolResult, RecallOut]:
     """Find what is known that is relevant to a question, best first.
 
     Use it before answering anything that may depend on earlier conversations. It returns
     facts (what was decided to be true) and episodes (what was said, by whom, in which
-    conversation). Set token_budget to cap how much context they may take (packing stops at
-    the exact budget). as_of asks what was true at a past moment (ISO-8601); known_at asks what
-    was believed at a past moment. active_only=False also returns superseded facts.
+    conversation); kinds=["episode"] or ["fact"] keeps one kind. Set token_budget to cap how
+    much context they may take (packing stops at the exact budget). as_of asks what was true
+    at a past moment (ISO-8601); known_at asks what was believed at a past moment.
+    active_only=False also returns superseded facts.
     """
     with _readable_errors():
         found = await _state(ctx).read(
@@ -133,11 +137,45 @@ async def chronomem_recall(
                 known_at=known_at,
                 category=category,
                 active_only=active_only,
+                kinds=kinds,
             )
         )
     out = recall_out(found)
     head = f"{recall_summary(found)}, best first:" if found else "nothing recalled"
     return result(out, head, found)
+
+
+async def chronomem_remember_episode(
+    ctx: Context[State, Any],
+    content: str,
+    speaker: str,
+    session: str,
+    at: datetime | None = None,
+) -> EpisodeOut:
+    """Record one turn of a conversation: what was said, by whom, in which session.
+
+    Use it to keep what the user or an agent said, word for word, so that it can be
+    recalled later with chronomem_recall. Turns of a session are kept in the order they are
+    recorded; at (ISO-8601, default now) is when it was said.
+    """
+    with _readable_errors():
+        eid = await _state(ctx).write(
+            lambda s: s.memory.remember_episode(content, speaker=speaker, session=session, at=at)
+        )
+    return EpisodeOut(id=eid, session=session)
+
+
+async def chronomem_index_session(ctx: Context[State, Any], chronicum_id: str) -> IndexedOut:
+    """Make a shared session (a chronicum) recallable: its messages become episodes.
+
+    Use it after messages were recorded with chronica_record_actum, so chronomem_recall can
+    find them. Only messages not indexed yet are added; calling it again is harmless.
+    """
+    with _readable_errors():
+        added = await _state(ctx).write(
+            lambda s: s.memory.index_session(s.chronicarius, chronicum_id)
+        )
+    return IndexedOut(chronicum_id=chronicum_id, added=added)
 
 
 async def chronomem_supersede(
@@ -276,6 +314,7 @@ async def chronica_get_acta(
 
 TOOLS = (
     chronomem_remember,
+    chronomem_remember_episode,
     chronomem_recall,
     chronomem_supersede,
     chronomem_forget,
@@ -283,4 +322,5 @@ TOOLS = (
     chronomem_contradictions,
     chronica_record_actum,
     chronica_get_acta,
+    chronomem_index_session,
 )
