@@ -330,9 +330,12 @@ def channel_ranks(
         top = max(beyond.values())
         beyond = {e: w for e, w in beyond.items() if w >= STRONGEST_HOPS * top}
     hops = _by_entities(conn, beyond, view, PER_NEIGHBOUR, meta)
-    graph = [(rowid, s) for rowid, s in hops if rowid not in direct]
     bm25, jaccard, lexical_meta = _lexical(conn, query, view, params, [*direct, *meta])
     meta.update(lexical_meta)
+    # A hop is evidence only for a fact that also speaks to the question's other words: the
+    # project Alice runs *runs on* a database; her city's other residents do not.
+    matched = {rowid for rowid, _ in bm25}
+    graph = [(rowid, s) for rowid, s in hops if rowid not in direct and rowid in matched]
     return {"bm25": bm25, "jaccard": jaccard, "entity": entity, "graph": graph}, meta
 
 
