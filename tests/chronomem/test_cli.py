@@ -53,7 +53,7 @@ def test_every_command_has_help_with_an_example() -> None:
     subparsers = next(a for a in parser._actions if a.dest == "command")
     choices: dict[str, Any] = subparsers.choices  # type: ignore[assignment]  # argparse internals
     expected = {"serve", "remember", "recall", "supersede", "forget", "timeline"}
-    expected |= {"contradictions", "stats", "export", "import", "demo"}
+    expected |= {"contradictions", "stats", "export", "import", "demo", "remember-episode"}
     assert set(choices) == expected
     for name, sub in choices.items():
         assert "example:" in sub.format_help(), name
@@ -342,6 +342,24 @@ def test_recall_shows_episodes_beside_facts(db: Path, capsys: pytest.CaptureFixt
     found = run_json(capsys, "recall", "support group")
     assert {item["kind"] for item in found} == {"fact", "episode"}
     assert said in {item["id"] for item in found}
+    only = run_json(capsys, "recall", "support group", "--kind", "episode")
+    assert [item["id"] for item in only] == [said]
+
+
+def test_remember_episode_records_a_turn(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    recorded = run_json(
+        capsys, "remember-episode", "We booked Kinara for 7pm", "--speaker", "booking",
+        "--session", "dinner", "--at", "2026-03-06T10:00:00Z",
+    )  # fmt: skip
+    assert recorded["session"] == "dinner"
+    [hit] = run_json(capsys, "recall", "Kinara booking", "--kind", "episode")
+    assert (hit["id"], hit["speaker"], hit["at"]) == (
+        recorded["id"], "booking", "2026-03-06T10:00:00+00:00",
+    )  # fmt: skip
+    with pytest.raises(SystemExit) as exit_info:
+        main(["remember-episode", "x", "--speaker", "a"])
+    assert exit_info.value.code == 2
+    assert "--session" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,7 @@ from ._commands import (
     cmd_import,
     cmd_recall,
     cmd_remember,
+    cmd_remember_episode,
     cmd_serve,
     cmd_stats,
     cmd_supersede,
@@ -148,6 +149,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--known-at", help="what was believed at this time (ISO-8601)")
     p.add_argument("--category", help="only facts with this category")
     p.add_argument("--all", action="store_true", help="include superseded facts")
+    p.add_argument(
+        "--kind", choices=("fact", "episode"), help="only facts or only episodes (default both)"
+    )
+    p = _add(
+        sub,
+        "remember-episode",
+        cmd_remember_episode,
+        "record one turn of a conversation (what was said, by whom, in which session)",
+        "chronomem remember-episode 'Booked Kinara for 7pm' --speaker booking --session dinner",
+        creates=True,
+    )
+    p.add_argument("content", help="what was said")
+    p.add_argument("--speaker", required=True, help="who said it")
+    p.add_argument("--session", required=True, help="the conversation it belongs to")
+    p.add_argument("--at", help="when it was said (ISO-8601; default now)")
     p = _add(
         sub,
         "timeline",

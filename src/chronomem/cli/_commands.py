@@ -35,6 +35,7 @@ __all__ = [
     "cmd_import",
     "cmd_recall",
     "cmd_remember",
+    "cmd_remember_episode",
     "cmd_serve",
     "cmd_stats",
     "cmd_supersede",
@@ -107,6 +108,19 @@ def cmd_remember(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_remember_episode(args: argparse.Namespace) -> int:
+    at = _when(args.at)
+    with _memory(args) as memory:
+        eid = memory.remember_episode(
+            args.content, speaker=args.speaker, session=args.session, at=at
+        )
+    if args.json:
+        show.dump_json({"id": eid, "session": args.session})
+    else:
+        print(f"remembered episode {eid} in {args.session!r}")
+    return EXIT_OK
+
+
 def cmd_supersede(args: argparse.Namespace) -> int:
     options = _fact_options(args)
     with _memory(args) as memory:
@@ -150,6 +164,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
             as_of=as_of,
             known_at=known_at,
             category=args.category,
+            kinds=(args.kind,) if args.kind else None,
         )
     if args.json:
         show.dump_json([item.to_dict() for item in found])
