@@ -157,7 +157,9 @@ def _sqlite(tmp: Path) -> _Subject:
     service = SqliteSessionService(str(path))
 
     async def close() -> None:
-        await service.close()
+        closing = getattr(service, "close", None)  # google-adk 2.13 has one, 2.11 does not
+        if closing is not None:
+            await closing()
 
     def probe() -> str:
         with sqlite3.connect(path) as conn:  # a fresh connection, as the service opens them
