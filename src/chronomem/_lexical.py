@@ -11,8 +11,8 @@ Scoring (all parameters measured on real conversations, see ``scripts/eval_locom
   or up to two weeks after it (people tell of last week's news).
 
 The priors are added in units of the query's mean IDF, so they weigh the same whether the
-memory holds five hundred items or a million. Candidates come from a bounded pool (see
-:func:`pool`), so the cost of a query does not grow with the number of items.
+memory holds five hundred items or a million. Candidates come from a bounded pool (built in
+_retrieval.py), so the cost of a query does not grow with the number of items.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ._timespan import DAY_US, question_span
 
 __all__ = ["LexicalParams", "LexicalQuery", "PoolRow", "parse_query", "score_pool"]
 
-_TIME = re.compile(" (?:" + "|".join(sorted(TIME_TERMS)) + ") ")
+_TIME = re.compile(" (?:" + "|".join(map(re.escape, sorted(TIME_TERMS))) + ") ")
 _WHEN_OPENERS = ("when ", "how long ", "what time ", "what year ", "what date ", "what month ")
 
 
