@@ -24,9 +24,9 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 
-# One implementation of the WAL switch for both packages of this distribution: they share
-# the file, and the race it handles is the same.
-from chronica.stores._sqlite_schema import enable_wal
+# One implementation of the WAL switch and the connection settings for both packages of this
+# distribution: they share the file, so it must never run under two policies.
+from chronica.stores.sqlite import configure, enable_wal
 
 from ._errors import DatabaseError
 from ._schema import SCHEMA_VERSION, check_file, check_integrity, check_tables, migrate
@@ -34,7 +34,6 @@ from ._schema import SCHEMA_VERSION, check_file, check_integrity, check_tables, 
 __all__ = ["Database"]
 
 _BUSY_TIMEOUT_MS = 60_000
-_MMAP_BYTES = 256 * 1024 * 1024
 _SYNCHRONOUS = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
 _IN_MEMORY = ("", ":memory:")  # "" is SQLite's private temporary database
 
@@ -91,11 +90,7 @@ class Database:
             if not created and version < SCHEMA_VERSION and os.path.getsize(self.path) > 0:
                 check_integrity(self.conn, self.path)
             enable_wal(self.conn)
-            self.conn.execute(f"PRAGMA synchronous = {synchronous}")
-            self.conn.execute("PRAGMA foreign_keys = ON")
-            self.conn.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
-            # Fewer, larger checkpoints: each one fsyncs, which dominates serial write cost.
-            self.conn.execute("PRAGMA wal_autocheckpoint = 4000")
+            configure(self.conn, synchronous=synchronous, busy_timeout_ms=_BUSY_TIMEOUT_MS)
         except sqlite3.Error as e:
             raise DatabaseError(f"cannot use {self.path!r}: {e}") from e
         with self.write() as conn:

@@ -22,9 +22,11 @@ from chronica._model import ActorKind, Actum, ActumKind, Chronicum
 from chronica._validation import check_seconds
 
 from . import _sqlite_rows as sql
-from ._sqlite_schema import prepare
+from ._sqlite_schema import configure, enable_wal, prepare
 
-__all__ = ["SQLiteStore"]
+# enable_wal and configure are the one home of how a shared SQLite file is opened; chronomem
+# uses them on the same file.
+__all__ = ["SQLiteStore", "configure", "enable_wal"]
 
 _MAX_BUSY_TIMEOUT = (2**31 - 1) / 1000
 """SQLite holds the busy timeout as a 32-bit count of milliseconds (about 24 days)."""
@@ -211,9 +213,12 @@ class SQLiteStore:
     def _configure(self, conn: sqlite3.Connection) -> None:
         # Once per connection, never per call: the hot path runs no PRAGMA.
         try:
-            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
-            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
-            conn.execute("PRAGMA foreign_keys = ON")  # also how a missing chronicum is seen
+            # foreign_keys is also how a missing chronicum is seen
+            configure(
+                conn,
+                synchronous=self._synchronous,
+                busy_timeout_ms=int(self._busy_timeout * 1000),
+            )
         except sqlite3.Error as e:
             raise StoreError(f"{self._path}: cannot configure connection: {e}") from e
 
