@@ -142,3 +142,29 @@ def test_as_of_picks_the_interval_containing_the_moment(gaps: list[int], probe: 
         got = ids(mem.recall("Omar desk room", as_of=moment, limit=10))
         # Equal starts give zero-length intervals: only the last fact starting then is valid.
         assert got == expected[-1:]
+
+
+def test_the_default_view_is_valid_now_as_believed_now(mem: ChronoMem) -> None:
+    # A supersede dated two weeks ahead has not happened yet: today the old home is current.
+    now = datetime.now(timezone.utc)
+    kemang = mem.remember("Ardian lives in Kemang", category="home", valid_from=JAN)
+    menteng = mem.supersede(
+        kemang, "Ardian lives in Menteng", category="home", valid_from=now + timedelta(days=15)
+    )
+    assert ids(mem.recall("where does Ardian live")) == [kemang]
+    assert ids(mem.recall("where does Ardian live", as_of=now)) == [kemang]
+    later = now + timedelta(days=20)
+    assert ids(mem.recall("where does Ardian live", as_of=later)) == [menteng]
+    # An imported fact whose validity ended in the past is history, not a current belief.
+    mem.import_facts(
+        [
+            {
+                "id": "ended", "content": "Ardian's badge number is 42", "category": "badge",
+                "system_time": "2024-01-01T00:00:00+00:00",
+                "valid_from": "2024-01-01T00:00:00+00:00",
+                "valid_until": "2024-06-01T00:00:00+00:00",
+            }
+        ]
+    )  # fmt: skip
+    assert "ended" not in ids(mem.recall("Ardian badge number"))
+    assert "ended" in ids(mem.recall("Ardian badge number", active_only=False))
