@@ -28,7 +28,7 @@ KEY_LINES = [
     "reports that it contradicts 1 active fact",
     "contradictions(): ",
     # 3. the same file through the MCP server and the SDK's client
-    "tools: chronomem_remember, chronomem_recall",
+    "tools: chronomem_remember, ",
     "chronomem_recall(query='dinner party size and booking', token_budget=60)",
     "idempotency_key='concierge-note-1'), sent twice",
     "booking    Booked Kinara, Friday 7pm, table for four (#K-2291).\n"

@@ -23,6 +23,8 @@ from .mcp_client import server_args as _args
 
 EXPECTED_TOOLS = {
     "chronomem_remember",
+    "chronomem_remember_episode",
+    "chronomem_index_session",
     "chronomem_recall",
     "chronomem_supersede",
     "chronomem_forget",
