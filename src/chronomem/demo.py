@@ -101,7 +101,9 @@ def _claim(path: Path) -> None:
 
 def _create(path: Path) -> None:
     """Create the demo's file and mark it as the demo's, before anything else is written."""
-    SQLiteStore(path).close()  # the file now holds chronica's tables, so it is ours to mark
+    # The memory creates the file private to the user (0600) with its tables, so the file is
+    # recognisably a chronomem one and ours to mark.
+    ChronoMem(path, owner=OWNER).close()
     with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as conn:
         conn.execute(f"CREATE TABLE {_MARK} (made_by TEXT NOT NULL)")
         conn.execute(f"INSERT INTO {_MARK} VALUES ('chronomem demo')")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -52,6 +53,7 @@ def test_demo_shows_the_whole_product(
     # The session and the memory share the one file in the working directory.
     assert "chronomem-demo.db" in out
     assert (tmp_path / "chronomem-demo.db").stat().st_size > 0
+    assert stat.S_IMODE((tmp_path / "chronomem-demo.db").stat().st_mode) == 0o600
 
 
 def _user_memory(path: Path) -> None:
