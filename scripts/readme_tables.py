@@ -22,7 +22,12 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a file: make `scripts.matrix` importable
     sys.path.insert(0, str(REPO))
 
-from scripts.matrix.cost_tables import (  # noqa: E402  # after the sys.path fix above
+from scripts.matrix.adapter_tables import (  # noqa: E402  # after the sys.path fix above
+    SPEEDUP_GOAL,
+    adapter_summary,
+    adapter_verdicts,
+)
+from scripts.matrix.cost_tables import (  # noqa: E402  # as above
     cost_tables,
     cost_verdicts,
     verdict_lines,
@@ -33,7 +38,16 @@ from scripts.matrix.tables import key_table, losses, peer_losses  # noqa: E402  
 
 README = REPO / "README.md"
 RESULTS = "results.json"
-_MATRICES = ("hardware", "environment", "graded", "peers", "sessions", "cost")
+_MATRICES = (
+    "hardware",
+    "environment",
+    "graded",
+    "peers",
+    "sessions",
+    "cost",
+    "adapters_openai",
+    "adapters_adk",
+)
 BLOCK = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- /generated -->)", re.S)
 
 
@@ -89,10 +103,15 @@ def perf_machine() -> str:
     meta, m = r["meta"], r["meta"]["machine"]
     loads = [r[k]["load_before"] for k in _MATRICES if k in r and "load_before" in r[k]]
     codes = sorted({r[k]["code"] for k in _MATRICES if k in r and "code" in r[k]})
+    runs = (  # `--only` re-measures some matrices and keeps the others' results
+        f"in one {meta['mode']} run of `scripts/benchmark_matrix.py` started {meta['started']}"
+        if len(codes) == 1
+        else f"in {meta['mode']} runs of `scripts/benchmark_matrix.py` (`--only` re-measures "
+        f"some matrices and keeps the rest), the last started {meta['started']}"
+    )
     return (
         f"Measured on {m['CPU']} ({m['cores']} cores, {m['RAM']}), {m['OS'].split('-')[0]}, "
-        f"Python {m['Python']}, SQLite {m['SQLite']}, in one {meta['mode']} run of "
-        f"`scripts/benchmark_matrix.py` started {meta['started']} (commit "
+        f"Python {m['Python']}, SQLite {m['SQLite']}, {runs} (commit "
         f"{' / '.join(codes)}). The 1-minute load average was {min(loads):.1f} to "
         f"{max(loads):.1f} as the matrices started: other work shared the machine, so "
         "absolute times are pessimistic, while ratios were measured side by side in that run. "
@@ -139,6 +158,21 @@ def perf_sessions() -> str:
     return "\n".join([*lines, ""])
 
 
+def perf_adapters() -> str:
+    """Each framework adapter against the framework's own stores, and issue 11's goal."""
+    r = _results()
+    lines = [
+        *adapter_summary(r),
+        f"The goal: at least {SPEEDUP_GOAL:g}x faster than each framework store at the same "
+        "`synchronous` setting, on every operation and at every session length measured "
+        "(the worst of them counts), with the adapter's last-20 read flat:",
+        "",
+        *verdict_lines(adapter_verdicts(r)),
+        "",
+    ]
+    return "\n".join(lines)
+
+
 def perf_memory() -> str:
     """Recall and write cost by size: matrix 1 (facts) and matrix 6 (facts beside episodes)."""
     r = _results()
@@ -180,6 +214,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "locomo": locomo,
     "perf_machine": perf_machine,
     "perf_sessions": perf_sessions,
+    "perf_adapters": perf_adapters,
     "perf_memory": perf_memory,
     "perf_matrix": perf_matrix,
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scripts.matrix.adapter_tables import adapter_verdicts
 from scripts.matrix.cost_tables import cost_verdicts, verdict_lines
 from scripts.matrix.session_tables import session_losses, session_table
 from scripts.matrix.talk import conversation_queries, turns
@@ -107,3 +108,38 @@ def test_conversations_are_seeded_and_questions_use_the_turns_words() -> None:
     assert all(t.speaker in t.session for t in first)
     questions = conversation_queries(first[:10], seed=4)
     assert all(t.speaker in q for t, q in zip(first[:10], questions, strict=True))
+
+
+def _adk_row(service: str, sync: str, events: int, p50: float) -> dict[str, Any]:
+    timing = {"p50": p50, "p95": p50 * 2}
+    return {
+        "service": service,
+        "synchronous": sync,
+        "events": events,
+        "setting": sync,
+    } | dict.fromkeys(("append_ms", "window_ms", "all_ms"), timing)
+
+
+def test_adapter_goal_takes_the_worst_size_at_the_same_durability() -> None:
+    ours, db = "ChronicaSessionService (chronica)", "DatabaseSessionService (ADK, SQLAlchemy)"
+    rows = [
+        _adk_row(ours, "FULL", 100, 1.0),
+        _adk_row(ours, "FULL", 10_000, 2.0),  # its last-20 read doubles: not flat
+        _adk_row(db, "FULL", 100, 4.0),  # 4x at 100 events
+        _adk_row(db, "FULL", 10_000, 5.0),  # 2.5x at 10,000: the one that counts
+        _adk_row(ours, "NORMAL", 100, 1.0),
+        _adk_row(ours, "NORMAL", 10_000, 1.0),
+        _adk_row(db, "NORMAL", 100, 3.0),
+        _adk_row(db, "NORMAL", 10_000, 3.5),
+    ]
+    verdicts = adapter_verdicts({"adapters_adk": {"sizes": [100, 10_000], "rows": rows}})
+    assert len(verdicts) == 2 * 3 + 2
+    full_append = verdicts[0]
+    assert full_append.what == (
+        "ChronicaSessionService vs DatabaseSessionService, FULL, `append_event`"
+    )
+    assert (full_append.measured, full_append.met) == ("2.50x, worst at 10,000 events", False)
+    assert [v.met for v in verdicts[3:6]] == [True, True, True]  # NORMAL: 3x and 3.5x
+    flat = {v.what.split(", ")[1]: v.met for v in verdicts[6:]}
+    assert flat == {"FULL": False, "NORMAL": True}
+    assert "Met 4 of 8 goals in this run." in verdict_lines(verdicts)

@@ -21,7 +21,16 @@ from .tables import (
 __all__ = ["render"]
 
 _MACHINE_ORDER = ("CPU", "cores", "RAM", "OS", "Python", "SQLite", "Node.js", "chronomem")
-_MATRICES = ("hardware", "environment", "graded", "peers", "sessions", "cost")
+_MATRICES = (
+    "hardware",
+    "environment",
+    "graded",
+    "peers",
+    "sessions",
+    "cost",
+    "adapters_openai",
+    "adapters_adk",
+)
 _INTRO = """\
 # chronomem benchmark matrix
 
@@ -215,6 +224,35 @@ def _cost(results: dict[str, Any]) -> list[str]:
     return _section("6. Cost: recall and writes at scale, facts and episodes", body, note)
 
 
+def _adapters(results: dict[str, Any]) -> list[str]:
+    # Imported only when measured: each module imports its framework (agents, google.adk).
+    out: list[str] = []
+    if results.get("adapters_openai"):
+        from . import adapters_openai
+
+        note = (
+            "`ChronicaSession` (chronica.integrations.openai_agents) and the SDK's own "
+            "`SQLiteSession`, both driven through the SDK's async `Session` API as `Runner.run` "
+            "drives them, one session each grown in lockstep through the sizes, at "
+            "`synchronous=FULL` and `NORMAL`. Append times are the last appends before each "
+            "checkpoint; `python -m scripts.matrix.adapters_openai` runs it alone."
+        )
+        body = adapters_openai.render(results["adapters_openai"]).splitlines()
+        out += _section("7a. Adapters: OpenAI Agents SDK", body, note)
+    if results.get("adapters_adk"):
+        from . import adapters_adk
+
+        note = (
+            "`ChronicaSessionService` (chronica.integrations.adk) beside ADK's own persistent "
+            "`DatabaseSessionService` and `SqliteSessionService`, all driven through ADK's async "
+            "`BaseSessionService` API as ADK's `Runner` drives them, one session each grown in "
+            "lockstep; `python -m scripts.matrix.adapters_adk` runs it alone."
+        )
+        body = adapters_adk.render(results["adapters_adk"]).splitlines()
+        out += _section("7b. Adapters: Google ADK", body, note)
+    return out
+
+
 def render(results: dict[str, Any]) -> str:
     """The whole report as Markdown."""
     lines = [_INTRO.format(seed=results["meta"]["seed"])]
@@ -227,6 +265,6 @@ def render(results: dict[str, Any]) -> str:
             f"Machine: {results['meta']['machine']['CPU']}, "
             f"{results['meta']['machine']['cores']} cores; details below.",
         )
-    for part in (_hardware, _environment, _graded, _comparative, _peers, _cost):
+    for part in (_hardware, _environment, _graded, _comparative, _peers, _cost, _adapters):
         lines += part(results)
     return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,155 @@
+"""The adapter matrices' summary and their goal, from ``results.json`` alone (formatting only).
+
+Issue 11's goal for the two framework adapters: at least 3x faster than the framework's own
+persistent store at the same durability (``synchronous``) setting, on every operation and at
+every session length measured, with the adapter's last-20 read flat as the session grows.
+The README (``scripts/readme_tables.py``) prints this; it imports no framework, so it renders
+on a machine without the ``agents`` or ``google.adk`` packages. ``bench/results.md`` prints
+each matrix's full table (:func:`scripts.matrix.adapters_openai.render` and its ADK twin).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .cost_tables import Verdict
+from .fmt import ms, table
+
+__all__ = ["FLAT_GROWTH", "SPEEDUP_GOAL", "adapter_summary", "adapter_verdicts"]
+
+SPEEDUP_GOAL = 3.0  # the framework store's p50 over the adapter's, at least
+FLAT_GROWTH = 1.5  # the adapter's last-20 p50, largest session over smallest, below this
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    key: str  # the section of results.json
+    title: str
+    subject: str  # the row field naming the store or service
+    length: str  # the row field holding the session length, and its unit
+    ops: tuple[tuple[str, str], ...]  # (field, label)
+    window: str  # the label of the last-20 read
+
+
+_MATRICES = (
+    _Matrix(
+        "adapters_openai",
+        "OpenAI Agents SDK",
+        "store",
+        "items",
+        (
+            ("append_ms", "append 1 item"),
+            ("turn_ms", "append a turn (5 items)"),
+            ("window_ms", "`get_items(limit=20)`"),
+            ("all_ms", "`get_items()`"),
+        ),
+        "`get_items(limit=20)`",
+    ),
+    _Matrix(
+        "adapters_adk",
+        "Google ADK",
+        "service",
+        "events",
+        (
+            ("append_ms", "`append_event`"),
+            ("window_ms", "`get_session(num_recent_events=20)`"),
+            ("all_ms", "`get_session()`"),
+        ),
+        "`get_session(num_recent_events=20)`",
+    ),
+)
+
+
+def _short(name: str) -> str:
+    return name.split(" (")[0]
+
+
+def _ours(name: str) -> bool:
+    return name.startswith("Chronica")
+
+
+def _index(m: _Matrix, section: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, Any]]:
+    return {(r[m.subject], r["synchronous"], r[m.length]): r for r in section["rows"]}
+
+
+def _pairs(m: _Matrix, section: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(adapter, framework store, synchronous) for every framework store and its setting."""
+    names = {(r[m.subject], r["synchronous"]) for r in section["rows"]}
+    ours = {sync: name for name, sync in names if _ours(name)}
+    theirs = sorted(
+        ((name, sync) for name, sync in names if not _ours(name)),
+        key=lambda p: (p[0], p[1] != "FULL"),
+    )
+    return [(ours[sync], name, sync) for name, sync in theirs if sync in ours]
+
+
+def _table(m: _Matrix, section: dict[str, Any]) -> list[str]:
+    by, sizes = _index(m, section), section["sizes"]
+    header = ["framework store", "synchronous", "operation"]
+    header += [f"{n:,} {m.length}: theirs / adapter p50 (ms)" for n in sizes]
+    body = []
+    for ours, theirs, sync in _pairs(m, section):
+        for key, label in m.ops:
+            cells = []
+            for n in sizes:
+                a, b = by[(theirs, sync, n)][key]["p50"], by[(ours, sync, n)][key]["p50"]
+                cells.append(f"{ms(a)} / {ms(b)} ({a / b:.1f}x)")
+            body.append([_short(theirs), sync, label, *cells])
+    return table(header, body)
+
+
+def adapter_verdicts(results: dict[str, Any]) -> list[Verdict]:
+    """The goal per framework store, setting and operation, and the flat read, as measured."""
+    out = []
+    for m in _MATRICES:
+        section = results.get(m.key)
+        if not section:
+            continue
+        by, sizes = _index(m, section), section["sizes"]
+        for ours, theirs, sync in _pairs(m, section):
+            for key, label in m.ops:
+                speedups = {
+                    n: by[(theirs, sync, n)][key]["p50"] / by[(ours, sync, n)][key]["p50"]
+                    for n in sizes
+                }
+                worst = min(speedups, key=lambda n: speedups[n])
+                low = speedups[worst]
+                out.append(
+                    Verdict(
+                        f"{_short(ours)} vs {_short(theirs)}, {sync}, {label}",
+                        f">= {SPEEDUP_GOAL:g}x faster",
+                        f"{low:.2f}x{' (slower)' if low < 1 else ''}, worst at {worst:,} "
+                        f"{m.length}",
+                        low >= SPEEDUP_GOAL,
+                        "" if low >= SPEEDUP_GOAL else f"{low / SPEEDUP_GOAL:.0%} of the goal",
+                    )
+                )
+        small, large = sizes[0], sizes[-1]
+        adapters = {(o, s) for o, _, s in _pairs(m, section)}
+        for ours, sync in sorted(adapters, key=lambda p: (p[0], p[1] != "FULL")):
+            before = by[(ours, sync, small)]["window_ms"]["p50"]
+            after = by[(ours, sync, large)]["window_ms"]["p50"]
+            growth = after / before
+            out.append(
+                Verdict(
+                    f"{_short(ours)}, {sync}, {m.window} flat from {small:,} to {large:,} "
+                    f"{m.length}",
+                    f"< {FLAT_GROWTH:g}x the time",
+                    f"{growth:.2f}x ({ms(before)} to {ms(after)} ms)",
+                    growth < FLAT_GROWTH,
+                    "" if growth < FLAT_GROWTH else f"{growth / FLAT_GROWTH:.1f}x the limit",
+                )
+            )
+    return out
+
+
+def adapter_summary(results: dict[str, Any]) -> list[str]:
+    """Each adapter against its framework's stores, one table per framework, p50 only."""
+    out: list[str] = []
+    for m in _MATRICES:
+        section = results.get(m.key)
+        if not section:
+            continue
+        out += [f"{m.title}:", "", *_table(m, section), ""]
+    return out
