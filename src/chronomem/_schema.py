@@ -16,8 +16,6 @@ from ._lexindex import index_document
 
 __all__ = ["SCHEMA_VERSION", "check_file", "check_integrity", "check_tables", "migrate"]
 
-_HEADER = b"SQLite format 3\x00"
-
 _V1 = """
 CREATE TABLE chronomem_facts (
     rowid INTEGER PRIMARY KEY,
@@ -150,24 +148,29 @@ SCHEMA_VERSION = len(_MIGRATIONS)
 
 
 def check_file(path: str) -> None:
-    """Refuse, without writing, a file that exists but is not a SQLite database."""
+    """Refuse a path that is a directory; whether a file is SQLite is SQLite's to say.
+
+    The file itself is never opened here: POSIX locks belong to the process, and closing any
+    descriptor of a file drops all of them, so reading the header with ``open()`` while this
+    process holds a connection to it let another process delete the WAL under a live writer.
+    A file that is not a database is refused by the first query (see ``check_tables``).
+    """
     if path == ":memory:":
         return
-    p = Path(path)
-    if not p.exists():
-        return
-    if p.is_dir():
+    if Path(path).is_dir():
         raise DatabaseError(f"{path!r} is a directory, not a SQLite file")
-    with p.open("rb") as fh:
-        head = fh.read(len(_HEADER))
-    if head and head != _HEADER:
-        raise DatabaseError(f"{path!r} is not a SQLite database")
 
 
 def check_tables(conn: sqlite3.Connection, path: str) -> int:
-    """Refuse a foreign database (tables, none of ours or chronica's) or a newer schema;
-    returns the file's chronomem schema version (0: none yet)."""
-    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    """Refuse a file that is not SQLite, a foreign database (tables, none of ours or
+    chronica's) or a newer schema; returns the file's chronomem schema version (0: none yet)."""
+    try:
+        rows = conn.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
+    except sqlite3.DatabaseError as e:
+        if "not a database" in str(e):
+            raise DatabaseError(f"{path!r} is not a SQLite database") from e
+        raise
+    names = {row[0] for row in rows}
     if names and not names & {"chronica_schema", "chronomem_schema"}:
         raise DatabaseError(f"{path!r} belongs to another application (no chronomem tables)")
     version = _version(conn) if "chronomem_schema" in names else 0
