@@ -12,16 +12,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from ._entities import entity_key
 from ._errors import InvalidFactError
+from ._isotime import read_time
 from ._lexindex import context_of, index_document
 from ._validate import _check_metadata, check_id, check_opt_text, check_text, check_time
 from ._write import new_fact_id
 
-__all__ = ["EpisodeInput", "ImportedEpisode", "check_episode", "insert_episode", "parse_time"]
+__all__ = ["EpisodeInput", "ImportedEpisode", "check_episode", "insert_episode"]
 
 MAX_SPEAKER_BYTES = 1024  # a chronica actor: 256 characters
 MAX_SESSION_BYTES = 1024
@@ -97,16 +97,6 @@ def insert_episode(
     return eid
 
 
-def parse_time(field: str, value: object) -> object:
-    """An exported ISO-8601 string as a datetime; anything else is left for check_time."""
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value)
-        except ValueError as e:
-            raise InvalidFactError(field, f"is not an ISO-8601 time: {value!r}") from e
-    return value
-
-
 class ImportedEpisode:
     """A validated exported episode: the payload plus the times to restore."""
 
@@ -116,13 +106,11 @@ class ImportedEpisode:
             record.get("content"),
             speaker=record.get("speaker"),
             session=record.get("session"),
-            at=parse_time("at", record.get("at")),
+            at=read_time("at", record.get("at")),
             metadata=record.get("metadata"),
             source=record.get("source"),
         )
-        system_time = check_time(
-            "system_time", parse_time("system_time", record.get("system_time"))
-        )
+        system_time = check_time("system_time", read_time("system_time", record.get("system_time")))
         if system_time is None or self.data.at is None:
             raise InvalidFactError("system_time", "and at are required")
         self.system_time = system_time
@@ -132,7 +120,7 @@ class ImportedEpisode:
         self.forgotten: tuple[int, str | None] | None = None
         if forgotten:
             when = check_time(
-                "invalidated_at", parse_time("invalidated_at", record.get("invalidated_at"))
+                "invalidated_at", read_time("invalidated_at", record.get("invalidated_at"))
             )
             if when is None:
                 raise InvalidFactError("invalidated_at", "is required for a forgotten episode")

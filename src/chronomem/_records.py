@@ -8,8 +8,9 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
-from ._episodes import ImportedEpisode, parse_time
+from ._episodes import ImportedEpisode
 from ._errors import InvalidFactError
+from ._isotime import read_time
 from ._model import Episode, Fact, from_us
 from ._validate import check_fact, check_id, check_opt_text, check_time
 
@@ -81,22 +82,20 @@ class ImportedFact:
             category=record.get("category"),
             trust=record.get("trust_score", 0.8),
             confidence=record.get("confidence", 1.0),
-            valid_from=parse_time("valid_from", record.get("valid_from")),
+            valid_from=read_time("valid_from", record.get("valid_from")),
             entities=record.get("entities") or (),
             source=record.get("source"),
             metadata=record.get("metadata"),
         )
-        system_time = check_time(
-            "system_time", parse_time("system_time", record.get("system_time"))
-        )
+        system_time = check_time("system_time", read_time("system_time", record.get("system_time")))
         if system_time is None or self.data.valid_from is None:
             raise InvalidFactError("system_time", "and valid_from are required")
         self.system_time = system_time
         self.valid_until = check_time(
-            "valid_until", parse_time("valid_until", record.get("valid_until"))
+            "valid_until", read_time("valid_until", record.get("valid_until"))
         )
         self.invalidated_at = check_time(
-            "invalidated_at", parse_time("invalidated_at", record.get("invalidated_at"))
+            "invalidated_at", read_time("invalidated_at", record.get("invalidated_at"))
         )
         superseded_by = record.get("superseded_by")
         self.superseded_by = None if superseded_by is None else check_id(superseded_by)

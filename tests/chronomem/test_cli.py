@@ -18,9 +18,9 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from chronica import ActorKind, Actum, ActumKind, Chronicarius
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
+from chronomem._isotime import parse_time
 from chronomem.cli import build_parser, main
 from chronomem.cli._output import Progress
-from chronomem.cli._time import parse_time
 
 from .mcp_client import server_env
 

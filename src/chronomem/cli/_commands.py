@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from chronomem import ChronoMem
+from chronomem._isotime import parse_time
 
 from . import _output as show
 from ._config import resolve_db, resolve_owner
-from ._time import parse_time
 
 __all__ = [
     "EXIT_EMPTY",

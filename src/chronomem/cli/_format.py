@@ -29,10 +29,10 @@ from typing import Any, BinaryIO
 from chronica import ActorKind, Actum, ActumKind, ChronicaError, Chronicarius, Chronicum
 from chronica.stores.inmemory import InMemoryStore
 from chronomem import ChronoMemError
+from chronomem._isotime import parse_time
 from chronomem._records import parse_record
 
 from ._output import Progress
-from ._time import parse_time
 
 __all__ = [
     "FORMAT_VERSION",

@@ -1,4 +1,4 @@
-"""The one ISO-8601 reader of the command line and of export files.
+"""The one ISO-8601 reader: the command line, export files and imported records all use it.
 
 People type ``2026-11-29T18:00:00Z`` and exports carry ``+00:00``; both must read the same on
 every supported Python. ``datetime.fromisoformat`` learnt the ``Z`` suffix only in 3.11, so it
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-__all__ = ["parse_time"]
+from ._errors import InvalidFactError
+
+__all__ = ["parse_time", "read_time"]
 
 EXAMPLE = "2026-11-29T18:00:00Z"
 
@@ -33,3 +35,14 @@ def parse_time(text: str) -> datetime:
         return moment.astimezone(timezone.utc)
     except OverflowError:
         raise ValueError(f"{text!r} is outside the years 1-9999 once read as UTC") from None
+
+
+def read_time(field: str, value: object) -> object:
+    """An exported time (an ISO-8601 string) as a datetime for ``check_time``; anything else is
+    passed on for ``check_time`` to judge. A bad string is ``InvalidFactError`` naming ``field``."""
+    if isinstance(value, str):
+        try:
+            return parse_time(value)
+        except ValueError as e:
+            raise InvalidFactError(field, str(e)) from e
+    return value
