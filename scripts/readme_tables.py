@@ -114,7 +114,7 @@ def perf_machine() -> str:
         f"Python {m['Python']}, SQLite {m['SQLite']}, {runs} (commit "
         f"{' / '.join(codes)}). The 1-minute load average was {min(loads):.1f} to "
         f"{max(loads):.1f} as the matrices started: other work shared the machine, so "
-        "absolute times are pessimistic, while ratios were measured side by side in that run. "
+        "absolute times are pessimistic, while ratios were measured side by side within a run. "
         "The full report, with every table and its method: [bench/results.md](bench/results.md).\n"
     )
 
