@@ -90,11 +90,6 @@ def uv_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-@pytest.mark.xfail(
-    reason="pyproject: the MCP SDK is the 'mcp' extra, and a plain `uv run` installs no extra; "
-    "the seed's Cursor configuration needs mcp in [project] dependencies",
-    strict=True,
-)
 def test_the_cursor_configuration_serves_mcp(clone: Path, uv_env: dict[str, str]) -> None:
     # .cursor/mcp.json from the seed, with /path/to/chronomem filled in.
     params = StdioServerParameters(
