@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 # One implementation of the WAL switch and the connection settings for both packages of this
 # distribution: they share the file, so it must never run under two policies.
-from chronica.stores.sqlite import configure, enable_wal
+from chronica.stores.sqlite import configure, create_private, enable_wal
 
 from ._errors import DatabaseError
 from ._schema import SCHEMA_VERSION, check_file, check_integrity, check_tables, migrate
@@ -39,22 +39,12 @@ _IN_MEMORY = ("", ":memory:")  # "" is SQLite's private temporary database
 
 
 def _create_private(path: str) -> bool:
-    """Create a missing database file as an empty file of mode 0600 before SQLite opens it;
-    returns whether this call created it.
-
-    ``O_EXCL`` makes this safe against processes opening the same new file at once: exactly one
-    creates it, the others find it existing and open it as it is.
-    """
     if path in _IN_MEMORY:
         return True
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return False  # an existing file (or directory: check_file refuses that) keeps its mode
+        return create_private(path)
     except OSError as e:
         raise DatabaseError(f"cannot create {path!r}: {e.strerror or e}") from e
-    os.close(fd)
-    return True
 
 
 class Database:

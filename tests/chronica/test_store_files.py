@@ -312,3 +312,20 @@ def test_bad_postgres_options_are_refused_before_connecting(
 def test_a_postgres_target_that_is_neither_dsn_nor_pool_is_refused() -> None:
     with pytest.raises(ChronicaTypeError, match="target"):
         PostgresStore(5)  # type: ignore[arg-type]  # on purpose
+
+
+def test_a_new_session_file_and_its_wal_are_private(tmp_path: Path) -> None:
+    # Sessions hold what people said: a new file is the owner's alone, like chronomem's.
+    import stat
+
+    from chronica import ActorKind, Actum, ActumKind, Chronicarius
+
+    path = tmp_path / "private.db"
+    with SQLiteStore(path) as store:
+        Chronicarius(store).record_actum(
+            "ardian",
+            Actum(chronicum_id="c", kind=ActumKind.MESSAGE, actor_kind=ActorKind.HUMAN,
+                  actor="ardian", content="hello"),
+        )  # fmt: skip
+        for name in ("private.db", "private.db-wal", "private.db-shm"):
+            assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600, name

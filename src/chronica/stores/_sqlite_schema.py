@@ -12,6 +12,7 @@ Version 2 keys chronica by ``(owner_id, id)``, so each owner has a namespace of 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -148,6 +149,25 @@ def _version(conn: sqlite3.Connection, path: str) -> int | None:
             "refusing to modify it"
         )
     return None
+
+
+def create_private(path: str) -> bool:
+    """Create a missing database file empty, readable by its owner only (0600), before SQLite
+    opens it; returns whether this call created it. SQLite gives the ``-wal`` and ``-shm``
+    files the database file's mode, so they are private too.
+
+    ``O_EXCL`` makes this safe when processes open one new file at once: exactly one creates
+    it. An existing file is never opened here (closing a descriptor of a file drops this
+    process's SQLite locks on it).
+    """
+    if path in ("", ":memory:") or path.startswith("file:"):
+        return True
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    return True
 
 
 MMAP_BYTES = 256 * 1024 * 1024

@@ -22,11 +22,11 @@ from chronica._model import ActorKind, Actum, ActumKind, Chronicum
 from chronica._validation import check_seconds
 
 from . import _sqlite_rows as sql
-from ._sqlite_schema import configure, enable_wal, prepare
+from ._sqlite_schema import configure, create_private, enable_wal, prepare
 
 # enable_wal and configure are the one home of how a shared SQLite file is opened; chronomem
 # uses them on the same file.
-__all__ = ["SQLiteStore", "configure", "enable_wal"]
+__all__ = ["SQLiteStore", "configure", "create_private", "enable_wal"]
 
 _MAX_BUSY_TIMEOUT = (2**31 - 1) / 1000
 """SQLite holds the busy timeout as a 32-bit count of milliseconds (about 24 days)."""
@@ -70,6 +70,8 @@ class SQLiteStore:
         self._all: list[sqlite3.Connection] = []
         self._idle: list[sqlite3.Connection] = []
         self._closed = False
+        with contextlib.suppress(OSError):  # a folder that is missing: SQLite says so below
+            create_private(self._path)
         conn = self._connect()
         try:
             prepare(conn, self._path)
