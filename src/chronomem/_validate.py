@@ -115,10 +115,10 @@ def check_positive(field: str, value: object) -> int | None:
 
 
 def check_id(value: object) -> str:
-    """A fact id must be a str; whether it exists is the store's question."""
+    """A fact id must be a short, clean str; whether it exists is the store's question."""
     if not isinstance(value, str) or not value or len(value) > MAX_SHORT_TEXT:
         raise InvalidFactError("fact_id", "must be a non-empty str")
-    return value
+    return check_text("fact_id", value, max_bytes=4 * MAX_SHORT_TEXT)
 
 
 def _check_entities(value: object) -> tuple[str, ...] | None:

@@ -273,3 +273,12 @@ def test_closed_memory_raises_database_error(tmp_path: Path) -> None:
 def test_naive_and_aware_times_agree(mem: ChronoMem) -> None:
     a = mem.remember("Carl is in Rome", valid_from=datetime(2024, 5, 1, 12))
     assert mem.get(a)["valid_from"].isoformat() == "2024-05-01T12:00:00+00:00"
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "\ud800", "   ", "x" * 201])
+def test_a_bad_id_is_invalid_not_missing(tmp_path: Path, bad: str) -> None:
+    with ChronoMem(tmp_path / "ids.db") as mem:
+        for call in (mem.get, mem.forget, lambda i: mem.supersede(i, "x is y")):
+            with pytest.raises(InvalidFactError) as info:
+                call(bad)
+            assert info.value.field == "fact_id"
