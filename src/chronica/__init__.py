@@ -27,6 +27,7 @@ from ._errors import (
     StoreError,
 )
 from ._model import ActorKind, Actum, ActumKind, Chronicum
+from ._restore import RestoreBatch
 from ._validation import (
     MAX_CONTENT_BYTES,
     MAX_ID_CHARS,
@@ -57,6 +58,7 @@ __all__ = [
     "InvalidActumError",
     "InvalidArgumentError",
     "RestorableStore",
+    "RestoreBatch",
     "RestoreUnsupportedError",
     "Store",
     "StoreError",

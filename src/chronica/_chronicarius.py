@@ -103,16 +103,19 @@ class Chronicarius:
 
     def check_restore(
         self, owner_id: str, chronica: Iterable[Chronicum], acta: Iterable[Actum]
-    ) -> None:
-        """Check an import as :meth:`restore` would, writing nothing.
+    ) -> RestoreBatch:
+        """Check an import as :meth:`restore` would, writing nothing; returns the checked batch.
 
         For a caller that must know an import will be accepted before it writes anything
         else (chronomem checks sessions before it imports facts). Raises what
         :meth:`restore` would raise for the same records; only what depends on the store's
         contents is left to :meth:`restore` itself, in its transaction: an actum ID the
         store already holds in another chronicum (:class:`chronica.DuplicateActumError`).
+        The batch it returns can be written inside a caller's own SQLite transaction with
+        :func:`chronica.stores.sqlite.restore_batch` (chronomem imports the facts and sessions
+        of one file in one transaction that way).
         """
-        self._checked_restore(owner_id, chronica, acta)
+        return self._checked_restore(owner_id, chronica, acta)[1]
 
     def restore(self, owner_id: str, chronica: Iterable[Chronicum], acta: Iterable[Actum]) -> int:
         """Bring back exported chronica and acta for ``owner_id``: all of it, or nothing.

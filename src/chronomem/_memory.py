@@ -363,11 +363,26 @@ class ChronoMem:
         Ids already present for this owner are skipped, so re-importing is harmless; the
         return value counts the items actually inserted.
         """
+        return self._import(records)
+
+    def _import(
+        self,
+        records: Iterable[Mapping[str, Any]],
+        then: Callable[[sqlite3.Connection], object] | None = None,
+    ) -> int:
+        """:meth:`import_facts`, running ``then`` in the same transaction before it commits.
+
+        For the command line's import, which restores chronica's sessions of the same file
+        with the facts, all or nothing (see ``chronica.stores.sqlite.restore_batch``).
+        """
         from ._importing import import_all
 
         parsed = [parse_record(r) for r in records]
         with self._db.write() as conn:
-            return import_all(conn, self.owner, parsed)
+            inserted = import_all(conn, self.owner, parsed)
+            if then is not None:
+                then(conn)
+            return inserted
 
 
 def _check_kinds(value: object) -> tuple[str, ...]:

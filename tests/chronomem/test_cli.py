@@ -15,7 +15,14 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from chronica import ActorKind, Actum, ActumKind, Chronicarius
+from chronica import (
+    ActorKind,
+    Actum,
+    ActumKind,
+    Chronicarius,
+    Chronicum,
+    ChronicumNotFoundError,
+)
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
 from chronomem._isotime import parse_time
@@ -401,3 +408,28 @@ def test_the_first_write_creates_private_folders(
     assert stat.S_IMODE((tmp_path / "a").stat().st_mode) == 0o700
     assert stat.S_IMODE((tmp_path / "a" / "b").stat().st_mode) == 0o700
     assert run(capsys, "stats")[0] == 0
+
+
+def test_an_import_the_write_refuses_stores_neither_facts_nor_sessions(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Facts and sessions of one export are one transaction: an actum ID that another owner's
+    # session already holds in the target file (found only by the write) undoes the facts too.
+    run_json(capsys, "remember", "Sari is allergic to peanuts")
+    _session(db)
+    dump = tmp_path / "backup.jsonl"
+    assert run(capsys, "export", str(dump))[0] == 0
+    target = tmp_path / "target.db"
+    taken = SQLiteStore(db).acta("dinner", owner_id="ardian")
+    with SQLiteStore(target) as store:
+        when = taken[0].at
+        assert when is not None
+        held = [Chronicum(id="dinner", owner_id="mallory", created_at=when)]
+        Chronicarius(store).restore("mallory", held, taken[:1])
+    code, _, err = run(capsys, "import", str(dump), "--db", str(target))
+    assert code == 2
+    assert "nothing was imported" in err
+    with ChronoMem(target, owner="ardian") as copy:
+        assert copy.stats()["facts"] == 0
+    with SQLiteStore(target) as store, pytest.raises(ChronicumNotFoundError):
+        store.acta("dinner", owner_id="ardian")

@@ -19,6 +19,7 @@ from chronica._errors import (
     StoreError,
 )
 from chronica._model import ActorKind, Actum, ActumKind, Chronicum
+from chronica._restore import RestoreBatch
 from chronica._validation import check_seconds
 
 from . import _sqlite_rows as sql
@@ -26,7 +27,7 @@ from ._sqlite_schema import configure, create_private, enable_wal, prepare
 
 # enable_wal and configure are the one home of how a shared SQLite file is opened; chronomem
 # uses them on the same file.
-__all__ = ["SQLiteStore", "configure", "create_private", "enable_wal"]
+__all__ = ["SQLiteStore", "configure", "create_private", "enable_wal", "restore_batch"]
 
 _MAX_BUSY_TIMEOUT = (2**31 - 1) / 1000
 """SQLite holds the busy timeout as a 32-bit count of milliseconds (about 24 days)."""
@@ -164,12 +165,7 @@ class SQLiteStore:
         :meth:`chronica.Chronicarius.restore`, which validates every record first.
         """
         with _Lease(self) as conn, _Immediate(conn):
-            conn.executemany(
-                sql.CREATE, [(owner_id, c.id, sql.utc_text(c.created_at)) for c in chronica]
-            )
-            rows = _restore_rows(conn, owner_id, acta)
-            conn.executemany(sql.RESTORE, rows)
-        return len(rows)
+            return _restore(conn, owner_id, chronica, acta)
 
     def close(self) -> None:
         """Close every connection; the store cannot be used afterwards."""
@@ -332,6 +328,26 @@ def _insert(conn: sqlite3.Connection, params: tuple[Any, ...]) -> None:
         if "chronica_acta.id" in str(e):
             raise DuplicateActumError(params[2]) from None
         raise
+
+
+def restore_batch(conn: sqlite3.Connection, batch: RestoreBatch) -> int:
+    """Write a batch :meth:`chronica.Chronicarius.check_restore` returned, inside the caller's
+    open write transaction on a file chronica's tables live in; returns the acta newly stored.
+
+    For a caller that writes more in the same transaction (chronomem's import: facts and
+    sessions of one file, all or nothing). Raises :class:`chronica.DuplicateActumError` before
+    inserting anything of the batch when an actum ID is held elsewhere.
+    """
+    return _restore(conn, batch.owner_id, batch.chronica, batch.acta)
+
+
+def _restore(
+    conn: sqlite3.Connection, owner_id: str, chronica: Sequence[Chronicum], acta: Sequence[Actum]
+) -> int:
+    conn.executemany(sql.CREATE, [(owner_id, c.id, sql.utc_text(c.created_at)) for c in chronica])
+    rows = _restore_rows(conn, owner_id, acta)
+    conn.executemany(sql.RESTORE, rows)
+    return len(rows)
 
 
 def _restore_rows(

@@ -8,12 +8,14 @@ same file twice changes nothing.
 
 from __future__ import annotations
 
+import os
+import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
 from chronica import ChronicaError, Chronicarius
-from chronica.stores.sqlite import SQLiteStore
-from chronomem import ChronoMem, ChronoMemError
+from chronica.stores.sqlite import SQLiteStore, restore_batch
+from chronomem import ChronoMem
 
 from ._format import (
     ExportFormatError,
@@ -28,22 +30,10 @@ from ._output import Progress
 __all__ = [
     "ExportFormatError",
     "Loaded",
-    "PartialImportError",
     "export_lines",
     "read_export",
     "restore",
 ]
-
-
-class PartialImportError(ChronoMemError):
-    """The facts were imported but the sessions were refused by the write itself."""
-
-    def __init__(self, facts: int, cause: Exception) -> None:
-        super().__init__(
-            f"imported {facts} new facts, but no sessions: {cause}; importing the same file "
-            "again skips what is already there and retries the sessions"
-        )
-        self.facts = facts
 
 
 def export_lines(memory: ChronoMem, store: SQLiteStore, owner: str) -> Iterator[bytes]:
@@ -67,25 +57,31 @@ def restore(loaded: Loaded, memory: ChronoMem, store: SQLiteStore) -> tuple[int,
 
     Every record was checked while reading (by the memory's and chronica's own rules); the
     sessions are checked once more as one batch (no ID twice) before anything is written.
-    Each part is then written in one transaction. Both parts skip what they already hold,
-    so after a failure only the write itself can find (an actum ID another owner's session
-    holds, a full disk), importing the same file again completes it.
+    Facts and sessions live in one file and are written in one transaction: all of the
+    import, or (on anything only the write can find: an actum ID another owner's session
+    holds, a full disk) none of it. What the file already holds is skipped, so importing one
+    export twice changes nothing.
     """
+    if not os.path.samefile(memory.path, store.path):
+        raise ExportFormatError("facts and sessions must be imported into one file")
     owner = memory.owner
     acta = [a for c in loaded.chronica for a in loaded.acta[c.id]]
-    chronicarius = Chronicarius(store)
     try:
-        chronicarius.check_restore(owner, loaded.chronica, acta)
+        batch = Chronicarius(store).check_restore(owner, loaded.chronica, acta)
     except ChronicaError as e:
         raise ExportFormatError(f"the sessions cannot be restored: {e}") from e
-    progress = Progress("restoring", 1)
-    if loaded.facts:
-        progress.note(f"writing {len(loaded.facts):,} facts in one transaction...")
-    inserted = memory.import_facts(loaded.facts)  # all or nothing: lineage spans the file
-    if loaded.chronica:
-        progress.note(f"writing {len(loaded.chronica):,} sessions in one transaction...")
+    Progress("restoring", 1).note(
+        f"writing {len(loaded.facts):,} facts and {len(loaded.chronica):,} sessions "
+        "in one transaction..."
+    )
+    stored = 0
+
+    def sessions(conn: sqlite3.Connection) -> None:
+        nonlocal stored
+        stored = restore_batch(conn, batch)
+
     try:
-        stored = chronicarius.restore(owner, loaded.chronica, acta)
+        inserted = memory._import(loaded.facts, then=sessions if batch.chronica else None)
     except ChronicaError as e:
-        raise PartialImportError(inserted, e) from e
+        raise ExportFormatError(f"nothing was imported: {e}") from e
     return inserted, stored
