@@ -67,16 +67,23 @@ class PoolRow:
     speaker: str | None
     moment: int
     fields: tuple[str, str, str]
+    sizes: tuple[int, int, int]
 
     @classmethod
     def of(cls, rowid: int, speaker: str | None, moment: int, *columns: str) -> PoolRow:
-        """A row from the stored columns (space-separated terms)."""
-        body, ctx1, ctx2 = (f" {c} " for c in columns)
-        return cls(rowid, speaker, moment, (body, ctx1, ctx2))
+        """A row from the stored columns (terms joined by single spaces)."""
+        body, ctx1, ctx2 = columns
+        padded = (f" {body} ", f" {ctx1} ", f" {ctx2} ")
+        return cls(rowid, speaker, moment, padded, (_size(body), _size(ctx1), _size(ctx2)))
 
-    def length(self, weights: Sequence[float]) -> float:
-        """The weighted number of terms (a padded column of n terms holds n + 1 spaces)."""
-        return sum(w * max(f.count(" ") - 1, 0) for w, f in zip(weights, self.fields, strict=True))
+    def length(self, w1: float, w2: float) -> float:
+        """The weighted number of terms: the item's own, and its context's at their weights."""
+        n0, n1, n2 = self.sizes
+        return n0 + w1 * n1 + w2 * n2
+
+
+def _size(column: str) -> int:
+    return column.count(" ") + 1 if column else 0
 
 
 def _ngrams(words: Sequence[str], longest: int = 3) -> list[str]:
@@ -146,11 +153,10 @@ def score_pool(
     avgdl = max(total_length / n, 1.0)
     idf = {t: _idf(dfs.get(t, 0), n) for t in q.terms}
     scale = sum(idf.values()) / (3.0 * len(idf)) if idf else 0.0
-    weights = (1.0, *p.context)
     matches = [(row, c) for row in rows if (c := _term_counts(q, row, *p.context))]
     scored: list[tuple[int, float]] = []
     for row, counts in matches:
-        norm = p.k1 * (1.0 - p.b + p.b * row.length(weights) / avgdl)
+        norm = p.k1 * (1.0 - p.b + p.b * row.length(*p.context) / avgdl)
         base = sum(idf[t] * f * (p.k1 + 1.0) / (f + norm) for t, f in counts.items())
         prior = 0.0
         if row.speaker is not None and row.speaker in q.speakers:

@@ -167,6 +167,8 @@ def _lexical(
     view: View,
     params: LexicalParams,
     found: Sequence[int] = (),
+    *,
+    with_jaccard: bool = True,
 ) -> tuple[Ranking, Ranking, Meta]:
     """The lexical ranking (both kinds) and the Jaccard ranking (facts) from one bounded pool.
 
@@ -194,6 +196,8 @@ def _lexical(
     pool = [PoolRow.of(r[0], _speaker_key(r[1]) if r[1] else None, r[2], *r[7:10]) for r in rows]
     dfs, corpus = _statistics(conn, view.owner, terms)
     lexical = score_pool(q, pool, dfs, corpus, params)
+    if not with_jaccard:
+        return lexical[:CHANNEL_DEPTH], [], meta
     qset = set(jaccard_terms(query))
     overlap = []
     for r in rows:
@@ -311,7 +315,11 @@ def _specific(conn: sqlite3.Connection, owner: str, named: Mapping[int, float]) 
 
 
 def channel_ranks(
-    conn: sqlite3.Connection, query: str, view: View, params: LexicalParams
+    conn: sqlite3.Connection,
+    query: str,
+    view: View,
+    params: LexicalParams,
+    weights: Mapping[str, float] = DEFAULT_WEIGHTS,
 ) -> tuple[dict[str, Ranking], Meta]:
     """Each channel's ranked rowids, and (trust, confidence) of every candidate."""
     if "fact" not in view.kinds:
@@ -330,7 +338,9 @@ def channel_ranks(
         top = max(beyond.values())
         beyond = {e: w for e, w in beyond.items() if w >= STRONGEST_HOPS * top}
     hops = _by_entities(conn, beyond, view, PER_NEIGHBOUR, meta)
-    bm25, jaccard, lexical_meta = _lexical(conn, query, view, params, [*direct, *meta])
+    bm25, jaccard, lexical_meta = _lexical(
+        conn, query, view, params, [*direct, *meta], with_jaccard=weights["jaccard"] > 0
+    )
     meta.update(lexical_meta)
     # A hop is evidence only for a fact that also speaks to the question's other words: the
     # project Alice runs *runs on* a database; her city's other residents do not.
@@ -357,7 +367,7 @@ def fuse(
     params: LexicalParams,
 ) -> list[Candidate]:
     """Candidates best first by weighted RRF; zero-weight-only ones dropped."""
-    ranked, meta = channel_ranks(conn, query, view, params)
+    ranked, meta = channel_ranks(conn, query, view, params, weights)
     found: dict[int, Candidate] = {}
     for channel, ranking in ranked.items():
         w = weights[channel]
