@@ -27,6 +27,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from chronica import Chronicarius
 from chronica import demo as chronica_demo
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem, ChronoMemError, Episode, Fact
@@ -222,6 +223,22 @@ def _memory(path: Path, out: Out) -> None:
         for line in timeline_lines("dinner party", memory.timeline("dinner party")):
             out("     " + line)
         _contradiction(memory, out)
+        _episodes(path, memory, out)
+
+
+def _episodes(path: Path, memory: ChronoMem, out: Out) -> None:
+    out("")
+    out("   What was said is memory too: part 1's session becomes recallable episodes.")
+    with contextlib.closing(SQLiteStore(path)) as store:
+        sessions = Chronicarius(store)
+        added = memory.index_session(sessions, chronica_demo.SESSION)
+        again = memory.index_session(sessions, chronica_demo.SESSION)
+    out(f"   index_session({chronica_demo.SESSION!r}): {count(added, 'message')} indexed, "
+        f"then {again} on a second call")  # fmt: skip
+    question = "Which restaurant did the booking agent book, and when?"
+    out(f"   recall({question!r}, kinds=('episode',), limit=2):")
+    for said in memory.recall(question, kinds=("episode",), limit=2):
+        out(f"     • {said['speaker']}: {said.content}")
 
 
 async def _ask_over_mcp(path: Path, out: Out) -> None:

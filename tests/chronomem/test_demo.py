@@ -28,6 +28,8 @@ KEY_LINES = [
     "└─ superseded by",
     "reports that it contradicts 1 active fact",
     "contradictions(): ",
+    "index_session('dinner-friday'): 5 messages indexed, then 0 on a second call",
+    "• booking: Booked Kinara, Friday 7pm, table for four (#K-2291).",
     # 3. the same file through the MCP server and the SDK's client
     "tools: chronomem_remember, ",
     "chronomem_recall(query='dinner party size and booking', token_budget=60)",
