@@ -34,7 +34,7 @@ from ._validation import (
     MAX_METADATA_BYTES,
     MAX_METADATA_DEPTH,
 )
-from .store import IdempotentStore, RestorableStore, Store
+from .store import BatchStore, IdempotentStore, RestorableStore, Store
 
 __all__ = [
     "MAX_CONTENT_BYTES",
@@ -45,6 +45,7 @@ __all__ = [
     "Actum",
     "ActumKind",
     "AsyncChronicarius",
+    "BatchStore",
     "ChronicaError",
     "ChronicaTypeError",
     "Chronicarius",

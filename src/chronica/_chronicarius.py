@@ -7,14 +7,19 @@ check and can never be skipped. Another owner's chronicum is, for a reader, simp
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from . import _validation as check
-from ._errors import ChronicumNotFoundError, IdempotencyUnsupportedError, RestoreUnsupportedError
+from ._errors import (
+    ChronicumNotFoundError,
+    IdempotencyUnsupportedError,
+    InvalidArgumentError,
+    RestoreUnsupportedError,
+)
 from ._ids import new_actum_id
 from ._model import ActorKind, Actum, ActumKind, Chronicum
 from ._restore import RestoreBatch, checked_batch
-from .store import IdempotentStore, RestorableStore, Store
+from .store import BatchStore, IdempotentStore, RestorableStore, Store
 
 __all__ = ["Chronicarius"]
 
@@ -38,6 +43,7 @@ class Chronicarius:
             )
         self._store = store
         self._keyed_store = store if isinstance(store, IdempotentStore) else None
+        self._batch_store = store if isinstance(store, BatchStore) else None
 
     @property
     def store(self) -> Store:
@@ -67,6 +73,41 @@ class Chronicarius:
             # one owner all get the one chronicum the store keeps.
             self._store.create(actum.chronicum_id, owner_id=owner_id)
             return self._append(owner_id, actum, idempotency_key)
+
+    def record_acta(
+        self,
+        owner_id: str,
+        acta: Iterable[Actum],
+        *,
+        idempotency_keys: Sequence[str] | None = None,
+    ) -> list[Actum]:
+        """Validate and append several acta of one chronicum, in order; return them stored.
+
+        Every actum passes the rules of :meth:`record_actum` before anything is written,
+        so one invalid actum stores none. ``idempotency_keys``, one per actum, make the
+        batch retry-safe exactly as ``idempotency_key`` does for one actum. On a
+        :class:`chronica.BatchStore` the batch is one transaction (one commit, all or
+        nothing); on any other store it falls back to one write per actum, in order.
+        """
+        owner_id = check.check_owner(owner_id)
+        batch = [check.validated_actum(actum, new_actum_id()) for actum in acta]
+        keys = None
+        if idempotency_keys is not None:
+            keys = [check.check_idempotency_key(key) for key in idempotency_keys]
+            if len(keys) != len(batch):
+                raise InvalidArgumentError("idempotency_keys", "must hold one key per actum")
+            if self._keyed_store is None:
+                raise IdempotencyUnsupportedError(self._store)
+        if not batch:
+            return []
+        chronicum_id = batch[0].chronicum_id
+        if any(actum.chronicum_id != chronicum_id for actum in batch):
+            raise InvalidArgumentError("acta", "must all belong to one chronicum")
+        try:
+            return self._append_many(owner_id, batch, keys)
+        except ChronicumNotFoundError:
+            self._store.create(chronicum_id, owner_id=owner_id)
+            return self._append_many(owner_id, batch, keys)
 
     def get_acta(
         self,
@@ -143,3 +184,12 @@ class Chronicarius:
         if idempotency_key is None or self._keyed_store is None:
             return self._store.record(actum, owner_id=owner_id)
         return self._keyed_store.record_once(actum, idempotency_key, owner_id=owner_id)
+
+    def _append_many(
+        self, owner_id: str, batch: list[Actum], keys: list[str] | None
+    ) -> list[Actum]:
+        if self._batch_store is not None:
+            return self._batch_store.record_many(batch, owner_id=owner_id, idempotency_keys=keys)
+        if keys is None:
+            return [self._append(owner_id, actum, None) for actum in batch]
+        return [self._append(owner_id, actum, key) for actum, key in zip(batch, keys, strict=True)]

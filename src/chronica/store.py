@@ -19,7 +19,7 @@ from typing import Protocol, runtime_checkable
 
 from ._model import ActorKind, Actum, ActumKind, Chronicum
 
-__all__ = ["IdempotentStore", "RestorableStore", "Store"]
+__all__ = ["BatchStore", "IdempotentStore", "RestorableStore", "Store"]
 
 
 @runtime_checkable
@@ -99,5 +99,34 @@ class RestorableStore(Store, Protocol):
         same batch twice changes nothing. If any actum's ID is stored in another chronicum
         (of any owner), raises :class:`chronica.DuplicateActumError` and stores nothing.
         Returns how many acta were newly stored.
+        """
+        ...
+
+
+@runtime_checkable
+class BatchStore(IdempotentStore, Protocol):
+    """A store that records several acta of one chronicum in one transaction.
+
+    Optional, like the other capabilities: :meth:`chronica.Chronicarius.record_acta` falls
+    back to one write per actum on a store without it. With it, a batch costs one commit
+    (one fsync at ``synchronous=FULL``) instead of one per actum, and a crash or refusal
+    part-way leaves none of it.
+    """
+
+    def record_many(
+        self,
+        acta: Sequence[Actum],
+        *,
+        owner_id: str,
+        idempotency_keys: Sequence[str] | None = None,
+    ) -> list[Actum]:
+        """Append ``acta`` (IDs assigned, all of one chronicum) in order: all, or nothing.
+
+        Returns what each became, as :meth:`Store.record` would; with ``idempotency_keys``
+        (one per actum), an actum whose key is already used in the chronicum (before, or
+        earlier in the batch) is not stored and the first one stored under the key is
+        returned in its place, as :meth:`IdempotentStore.record_once` would. Raises
+        :class:`chronica.ChronicumNotFoundError` if the owner has no such chronicum and
+        :class:`chronica.DuplicateActumError` if an ID is stored already, storing nothing.
         """
         ...

@@ -31,6 +31,16 @@ class SpyStore(InMemoryStore):
         self.calls.append("record_once")
         return super().record_once(actum, idempotency_key, owner_id=owner_id)
 
+    def record_many(
+        self,
+        acta: Sequence[Actum],
+        *,
+        owner_id: str,
+        idempotency_keys: Sequence[str] | None = None,
+    ) -> list[Actum]:
+        self.calls.append("record_many")
+        return super().record_many(acta, owner_id=owner_id, idempotency_keys=idempotency_keys)
+
     def acta(
         self,
         chronicum_id: str,
@@ -57,7 +67,11 @@ class SpyStore(InMemoryStore):
 
     @property
     def writes(self) -> list[str]:
-        return [c for c in self.calls if c in {"create", "record", "record_once", "restore"}]
+        return [
+            c
+            for c in self.calls
+            if c in {"create", "record", "record_once", "record_many", "restore"}
+        ]
 
 
 class PlainStore:

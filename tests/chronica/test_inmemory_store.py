@@ -1,6 +1,7 @@
 """The in-memory store passes the full store contract, restores included."""
 
 from chronica.storeconformance import (
+    BatchStoreContract,
     IdempotentStoreContract,
     RestorableStoreContract,
     StoreContract,
@@ -19,5 +20,10 @@ class TestInMemoryStoreIdempotency(IdempotentStoreContract):
 
 
 class TestInMemoryStoreRestore(RestorableStoreContract):
+    def make_store(self) -> InMemoryStore:
+        return InMemoryStore()
+
+
+class TestInMemoryStoreBatches(BatchStoreContract):
     def make_store(self) -> InMemoryStore:
         return InMemoryStore()

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from chronica.storeconformance import (
+    BatchStoreContract,
     IdempotentStoreContract,
     RestorableStoreContract,
     StoreContract,
@@ -24,6 +25,13 @@ class TestPostgresStore(StoreContract):
 
 
 class TestPostgresStoreIdempotency(IdempotentStoreContract):
+    @pytest.fixture
+    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
+        with PostgresStore(pg_dsn, schema=pg_schema) as store:
+            yield store
+
+
+class TestPostgresStoreBatches(BatchStoreContract):
     @pytest.fixture
     def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
         with PostgresStore(pg_dsn, schema=pg_schema) as store:

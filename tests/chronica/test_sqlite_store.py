@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from chronica.storeconformance import (
+    BatchStoreContract,
     IdempotentStoreContract,
     RestorableStoreContract,
     StoreContract,
@@ -24,6 +25,13 @@ class TestSQLiteStore(StoreContract):
 
 
 class TestSQLiteStoreIdempotency(IdempotentStoreContract):
+    @pytest.fixture
+    def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
+        with SQLiteStore(tmp_path / "chronica.db") as store:
+            yield store
+
+
+class TestSQLiteStoreBatches(BatchStoreContract):
     @pytest.fixture
     def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
         with SQLiteStore(tmp_path / "chronica.db") as store:

@@ -57,7 +57,6 @@ from ._openai_items import (
     clear_marker,
     item_actum,
     item_of,
-    refused,
     retraction,
 )
 
@@ -149,7 +148,9 @@ class ChronicaSession:
         """Append ``items`` in order, each as one actum; a retried call stores nothing twice.
 
         Every item is checked before anything is written: one the adapter cannot record
-        raises :class:`UnmappableItemError` naming it, and none of the batch is stored.
+        raises :class:`UnmappableItemError` naming it, and none of the batch is stored. On a
+        :class:`chronica.BatchStore` (all of chronica's stores) the call is one transaction,
+        as in ``SQLiteSession``: a turn costs one commit, and a failure stores none of it.
         """
         batch: list[Any] = list(items)
         if not batch:
@@ -200,20 +201,22 @@ class ChronicaSession:
             window *= 2  # retractions or other agents' acta took room in the window
 
     def _add(self, batch: list[Any], call: int) -> None:
+        """Record the batch as one ``record_acta``: one transaction on a batch store.
+
+        chronica checks every actum before it writes any, so an item it refuses stores
+        nothing; only then are the items checked one by one, to name the one refused.
+        """
         acta = [
             item_actum(i, item, chronicum_id=self.session_id, owner=self._owner, agent=self._agent)
             for i, item in enumerate(batch)
         ]
-        # Every item is checked before the first write; the first one by recording it, which
-        # checks before it writes, so a one-item call is not checked twice.
-        for i, actum in enumerate(acta[1:], 1):
-            check(i, actum)
-        for i, actum in enumerate(acta):
-            key = f"{_KEY}:{self._nonce}:{call}:{i}"
-            try:
-                self._chronicarius.record_actum(self._owner, actum, idempotency_key=key)
-            except InvalidActumError as e:
-                raise refused(i, actum, e) from e
+        keys = [f"{_KEY}:{self._nonce}:{call}:{i}" for i in range(len(acta))]
+        try:
+            self._chronicarius.record_acta(self._owner, acta, idempotency_keys=keys)
+        except (InvalidActumError, ChronicaTypeError):
+            for i, actum in enumerate(acta):
+                check(i, actum)  # raises the error that names the refused item
+            raise
 
     def _pop(self) -> Actum | None:
         while True:

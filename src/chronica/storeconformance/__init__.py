@@ -12,7 +12,8 @@ A backend proves itself by subclassing these classes with a factory::
         def make_store(self) -> IdempotentStore:
             return MyStore(...)
 
-A store that can take back exports also subclasses :class:`RestorableStoreContract`.
+A store that can take back exports also subclasses :class:`RestorableStoreContract`; one
+that writes batches in one transaction, :class:`BatchStoreContract`.
 
 Each test gets a fresh store from ``make_store``; if the store has a ``close()`` method it
 is called afterwards. A factory that needs pytest fixtures (a database URL, a temporary
@@ -25,12 +26,14 @@ This package imports pytest, so it is for test code only (``pip install chronome
 """
 
 from ._base import OWNER, OwnerView, make_actum, run_together
+from ._batch import BatchStoreContract
 from ._idempotent import IdempotentStoreContract
 from ._restore import RestorableStoreContract
 from ._store import StoreContract
 
 __all__ = [
     "OWNER",
+    "BatchStoreContract",
     "IdempotentStoreContract",
     "OwnerView",
     "RestorableStoreContract",

@@ -29,7 +29,7 @@ class _Session:
 
 
 class InMemoryStore:
-    """A :class:`chronica.IdempotentStore` and :class:`chronica.RestorableStore` in a dict."""
+    """A :class:`chronica.BatchStore` and :class:`chronica.RestorableStore` in a dict."""
 
     def __init__(self) -> None:
         self._sessions: dict[tuple[str, str], _Session] = {}
@@ -61,6 +61,44 @@ class InMemoryStore:
                 stored = self._append(session, actum, datetime.now(timezone.utc))
                 first = session.by_key[idempotency_key] = stored
             return first
+
+    def record_many(
+        self,
+        acta: Sequence[Actum],
+        *,
+        owner_id: str,
+        idempotency_keys: Sequence[str] | None = None,
+    ) -> list[Actum]:
+        """Append ``acta`` in order under one lock hold, all or nothing.
+
+        Every ID is checked before the first append, so a refused batch leaves no trace.
+        """
+        with self._lock:
+            if not acta:
+                return []
+            session = self._session(owner_id, acta[0].chronicum_id)
+            keys: list[str | None] = (
+                list(idempotency_keys) if idempotency_keys is not None else [None] * len(acta)
+            )
+            fresh: set[str] = set()
+            pending: set[str] = set()
+            for actum, key in zip(acta, keys, strict=True):
+                if key is not None and (key in session.by_key or key in pending):
+                    continue
+                if actum.id in self._ids or actum.id in fresh:
+                    raise DuplicateActumError(actum.id)
+                fresh.add(actum.id)
+                if key is not None:
+                    pending.add(key)
+            stored: list[Actum] = []
+            for actum, key in zip(acta, keys, strict=True):
+                first = None if key is None else session.by_key.get(key)
+                if first is None:
+                    first = self._append(session, actum, datetime.now(timezone.utc))
+                    if key is not None:
+                        session.by_key[key] = first
+                stored.append(first)
+            return stored
 
     def acta(
         self,

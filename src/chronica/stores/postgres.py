@@ -87,7 +87,8 @@ def _stamped(actum: Actum, at: datetime) -> Actum:
 class PostgresStore:
     """A :class:`chronica.IdempotentStore` on PostgreSQL, safe across connections and hosts.
 
-    Also a :class:`chronica.RestorableStore`, for :meth:`chronica.Chronicarius.restore`.
+    Also a :class:`chronica.BatchStore` and a :class:`chronica.RestorableStore`, for
+    :meth:`chronica.Chronicarius.restore`.
     Chronica are keyed by ``(owner_id, chronicum_id)`` and actum IDs are unique in the schema.
 
     ``target`` is a DSN (the store opens and owns a pool of ``max_size`` connections) or a
@@ -191,6 +192,37 @@ class PostgresStore:
                 # writer ever skipped it, the unique index still keeps one: return it.
                 row = conn.execute(self._sql.by_key, (*chronicum, idempotency_key)).fetchone()
         return _stamped(actum, at) if row is None else _row_actum(actum.chronicum_id, row)
+
+    def record_many(
+        self,
+        acta: Sequence[Actum],
+        *,
+        owner_id: str,
+        idempotency_keys: Sequence[str] | None = None,
+    ) -> list[Actum]:
+        """Append ``acta`` (one chronicum's) in one transaction: one commit, all or nothing.
+
+        See :meth:`chronica.BatchStore.record_many`. The chronicum's row lock is taken
+        first, as :meth:`record_once` takes it, so keyed retries racing this batch store once.
+        """
+        if not acta:
+            return []
+        chronicum = (owner_id, acta[0].chronicum_id)
+        stored: list[Actum] = []
+        with self._connection() as conn, _unique_id(None), conn.transaction():
+            if conn.execute(self._sql.lock, chronicum).fetchone() is None:
+                raise ChronicumNotFoundError(acta[0].chronicum_id)
+            for i, actum in enumerate(acta):
+                key = None if idempotency_keys is None else idempotency_keys[i]
+                if key is not None:
+                    row = conn.execute(self._sql.by_key, (*chronicum, key)).fetchone()
+                    if row is not None:
+                        stored.append(_row_actum(actum.chronicum_id, row))
+                        continue
+                at = datetime.now(timezone.utc)
+                conn.execute(self._sql.record, (*chronicum, *_actum_params(actum, at), key))
+                stored.append(_stamped(actum, at))
+        return stored
 
     def acta(
         self,

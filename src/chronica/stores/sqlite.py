@@ -36,7 +36,8 @@ _MAX_BUSY_TIMEOUT = (2**31 - 1) / 1000
 class SQLiteStore:
     """A :class:`chronica.IdempotentStore` in one SQLite file, shared by threads and processes.
 
-    Also a :class:`chronica.RestorableStore`, for :meth:`chronica.Chronicarius.restore`.
+    Also a :class:`chronica.BatchStore` and a :class:`chronica.RestorableStore`, for
+    :meth:`chronica.Chronicarius.restore`.
     Chronica are keyed by ``(owner_id, chronicum_id)`` and actum IDs are unique in the file.
 
     Every write is one ``BEGIN IMMEDIATE`` transaction, so writers from any thread or process
@@ -126,6 +127,32 @@ class SQLiteStore:
             if row is None:
                 _insert(conn, params)
         return sql.stamped(actum, at) if row is None else sql.row_actum(actum.chronicum_id, row)
+
+    def record_many(
+        self,
+        acta: Sequence[Actum],
+        *,
+        owner_id: str,
+        idempotency_keys: Sequence[str] | None = None,
+    ) -> list[Actum]:
+        """Append ``acta`` in one ``BEGIN IMMEDIATE`` transaction: one commit, all or nothing.
+
+        See :meth:`chronica.BatchStore.record_many`. A keyed actum is looked up and inserted
+        inside the same transaction, as :meth:`record_once` does, so retries stay exact.
+        """
+        stored: list[Actum] = []
+        with _Lease(self) as conn, _Immediate(conn):
+            for i, actum in enumerate(acta):
+                key = None if idempotency_keys is None else idempotency_keys[i]
+                if key is not None:
+                    row = conn.execute(sql.BY_KEY, (owner_id, actum.chronicum_id, key)).fetchone()
+                    if row is not None:
+                        stored.append(sql.row_actum(actum.chronicum_id, row))
+                        continue
+                at = datetime.now(timezone.utc)
+                _insert(conn, sql.actum_params(owner_id, actum, at, key))
+                stored.append(sql.stamped(actum, at))
+        return stored
 
     def acta(
         self,

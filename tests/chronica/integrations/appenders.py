@@ -1,14 +1,15 @@
 """Writers for the many-process tests of ``ChronicaSession``; imports no agent framework.
 
 Each writer opens its own store, waits for the start signal, then appends its items through
-the adapter in batches. One of its calls fails after the store has written its first item
-(the acknowledgement is lost, as when a connection drops after a commit) and is retried.
+the adapter in batches. One of its calls fails after the store has committed it (the
+acknowledgement is lost, as when a connection drops after a commit) and is retried.
 """
 
 from __future__ import annotations
 
 import asyncio
 import traceback
+from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -17,7 +18,7 @@ from chronica.integrations.openai_agents import ChronicaSession
 from chronica.stores.postgres import PostgresStore
 from chronica.stores.sqlite import SQLiteStore
 
-__all__ = ["LostAckStore", "writer"]
+__all__ = ["LostAckStore", "PerItem", "writer"]
 
 OWNER, SESSION = "ardian", "dinner-friday"
 
@@ -35,6 +36,46 @@ class LostAckStore(SQLiteStore):
             raise StoreError("connection lost after the commit")
         return stored
 
+    def record_many(
+        self,
+        acta: Sequence[Actum],
+        *,
+        owner_id: str,
+        idempotency_keys: Sequence[str] | None = None,
+    ) -> list[Actum]:
+        """The whole batch is committed; if it held the ``fail_at``-th write, the ack is lost."""
+        stored = super().record_many(acta, owner_id=owner_id, idempotency_keys=idempotency_keys)
+        before, self.writes = self.writes, self.writes + len(acta)
+        if before < self.fail_at <= self.writes:
+            raise StoreError("connection lost after the commit")
+        return stored
+
+
+class PerItem:
+    """``inner`` without its batch method: a store on which each item is its own write.
+
+    Through it the adapter takes chronica's per-actum fallback, where a failed call can have
+    stored part of its items, which its retry must complete without storing any twice.
+    """
+
+    def __init__(self, inner: SQLiteStore) -> None:
+        self.inner = inner
+
+    def create(self, chronicum_id: str, *, owner_id: str) -> Any:
+        return self.inner.create(chronicum_id, owner_id=owner_id)
+
+    def get(self, chronicum_id: str, *, owner_id: str) -> Any:
+        return self.inner.get(chronicum_id, owner_id=owner_id)
+
+    def record(self, actum: Actum, *, owner_id: str) -> Actum:
+        return self.inner.record(actum, owner_id=owner_id)
+
+    def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
+        return self.inner.record_once(actum, idempotency_key, owner_id=owner_id)
+
+    def acta(self, chronicum_id: str, *, owner_id: str, **kwargs: Any) -> list[Actum]:
+        return self.inner.acta(chronicum_id, owner_id=owner_id, **kwargs)
+
 
 class LostAckPostgresStore(PostgresStore):
     """The same failure, on PostgreSQL."""
@@ -46,6 +87,20 @@ class LostAckPostgresStore(PostgresStore):
         stored = super().record_once(actum, idempotency_key, owner_id=owner_id)
         self.writes += 1
         if self.writes == self.fail_at:
+            raise StoreError("connection lost after the commit")
+        return stored
+
+    def record_many(
+        self,
+        acta: Sequence[Actum],
+        *,
+        owner_id: str,
+        idempotency_keys: Sequence[str] | None = None,
+    ) -> list[Actum]:
+        """The whole batch is committed; if it held the ``fail_at``-th write, the ack is lost."""
+        stored = super().record_many(acta, owner_id=owner_id, idempotency_keys=idempotency_keys)
+        before, self.writes = self.writes, self.writes + len(acta)
+        if before < self.fail_at <= self.writes:
             raise StoreError("connection lost after the commit")
         return stored
 

@@ -309,13 +309,17 @@ def test_the_owner_comes_from_the_session_never_from_the_item() -> None:
     assert _run(_session(store).get_items()) == [item]
 
 
-def test_a_retried_add_items_is_stored_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("per_item", [False, True], ids=["one-transaction", "per-item"])
+def test_a_retried_add_items_is_stored_once(tmp_path: Path, per_item: bool) -> None:
     with contextlib.closing(appenders.LostAckStore(tmp_path / "chronica.db")) as store:
-        store.fail_at = 2  # the second item is committed, then the call fails
-        session = _session(store)
+        # Batched, the whole call commits and then fails; per item, the second item is
+        # committed, then the call fails, with the third not written.
+        store.fail_at = 2
+        session = _session(appenders.PerItem(store) if per_item else store)
         items = _turns(*(f"turn {i}" for i in range(3)))
         with pytest.raises(StoreError):
             _run(session.add_items(items))  # plain dicts
+        assert len(Chronicarius(store).get_acta(OWNER, SID)) == (2 if per_item else 3)
         _run(session.add_items(items))  # the retry
         assert _run(session.get_items()) == items
         _run(session.add_items(items[:1]))  # a new turn, same words
@@ -325,9 +329,9 @@ def test_a_retried_add_items_is_stored_once(tmp_path: Path) -> None:
 
 def test_a_cancelled_add_items_finishes_its_write_and_its_retry_stores_nothing_twice() -> None:
     class SlowStore(InMemoryStore):
-        def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
-            time.sleep(0.05)
-            return super().record_once(actum, idempotency_key, owner_id=owner_id)
+        def record_many(self, acta: Any, *, owner_id: str, idempotency_keys: Any = None) -> Any:
+            time.sleep(0.2)
+            return super().record_many(acta, owner_id=owner_id, idempotency_keys=idempotency_keys)
 
     store = SlowStore()
     session = _session(store)
