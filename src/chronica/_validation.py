@@ -191,7 +191,11 @@ def _check_metadata(metadata: object) -> FrozenDict:
         raise InvalidActumError("metadata", f"is not JSON-serialisable ({e})") from None
     if any(not isinstance(key, str) for key in metadata):
         raise InvalidActumError("metadata", "keys must be strings")
-    problem = _text_problem(encoded) or _nul_in_json(copy)
+    # Every NUL in a key or string is escaped as \u0000 in ``encoded``, so without that text
+    # there is none, and the walk (the costliest check of an append) is skipped.
+    problem = _text_problem(encoded)
+    if not problem and "\\u0000" in encoded:
+        problem = _nul_in_json(copy)
     if problem:
         raise InvalidActumError("metadata", problem)
     if len(encoded.encode("utf-8")) > MAX_METADATA_BYTES:

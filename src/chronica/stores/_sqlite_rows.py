@@ -23,6 +23,7 @@ __all__ = [
     "COLUMNS",
     "CREATE",
     "INSERT",
+    "INSERT_ONCE",
     "RESTORE",
     "actum_params",
     "row_actum",
@@ -45,6 +46,14 @@ INSERT = f"""
                      WHERE owner_id = ?1 AND chronicum_id = ?2),
             ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
 """
+# A keyed append that stores nothing when the key is taken (the caller then reads the first
+# actum back): a fresh key, the common case, costs one statement instead of a lookup and an
+# insert. Only the key's index is a DO NOTHING target; a duplicate actum ID still fails.
+INSERT_ONCE = (
+    INSERT
+    + """ ON CONFLICT (owner_id, chronicum_id, idempotency_key)
+    WHERE idempotency_key IS NOT NULL DO NOTHING"""
+)
 RESTORE = (
     f"INSERT INTO chronica_acta (owner_id, chronicum_id, seq, {COLUMNS}) "
     "VALUES (?,?,?,?,?,?,?,?,?,?)"

@@ -144,13 +144,14 @@ class SQLiteStore:
         with _Lease(self) as conn, _Immediate(conn):
             for i, actum in enumerate(acta):
                 key = None if idempotency_keys is None else idempotency_keys[i]
-                if key is not None:
-                    row = conn.execute(sql.BY_KEY, (owner_id, actum.chronicum_id, key)).fetchone()
-                    if row is not None:
-                        stored.append(sql.row_actum(actum.chronicum_id, row))
-                        continue
                 at = datetime.now(timezone.utc)
-                _insert(conn, sql.actum_params(owner_id, actum, at, key))
+                params = sql.actum_params(owner_id, actum, at, key)
+                if key is None:
+                    _insert(conn, params)
+                elif not _insert(conn, params, sql.INSERT_ONCE):
+                    row = conn.execute(sql.BY_KEY, (owner_id, actum.chronicum_id, key)).fetchone()
+                    stored.append(sql.row_actum(actum.chronicum_id, row))
+                    continue
                 stored.append(sql.stamped(actum, at))
         return stored
 
@@ -346,9 +347,10 @@ class _Immediate:
                 self._conn.execute("ROLLBACK")
 
 
-def _insert(conn: sqlite3.Connection, params: tuple[Any, ...]) -> None:
+def _insert(conn: sqlite3.Connection, params: tuple[Any, ...], statement: str = sql.INSERT) -> bool:
+    """Run an insert of one actum; whether it stored a row (INSERT_ONCE may store none)."""
     try:
-        conn.execute(sql.INSERT, params)
+        return conn.execute(statement, params).rowcount == 1
     except sqlite3.IntegrityError as e:
         if "FOREIGN KEY" in str(e):  # the only foreign key is the chronicum
             raise ChronicumNotFoundError(params[1]) from None
