@@ -34,7 +34,7 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from chronica import (
@@ -56,9 +56,9 @@ from ._openai_items import (
     check,
     clear_marker,
     item_actum,
-    item_of,
     retraction,
 )
+from ._openai_log import Log
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
@@ -82,7 +82,10 @@ class ChronicaSession:
     items (assistant messages, tool calls and outputs, reasoning).
 
     Store calls run in a worker thread, so a slow disk or network never blocks the event
-    loop. Example::
+    loop. Every read still asks the store what is new (so appends by other processes are
+    seen), but the session keeps what it has already read decoded, since acta never change:
+    a read decodes only the acta appended since, at the cost of holding the session's items
+    as JSON text in memory. Example::
 
         session = ChronicaSession("dinner-friday", owner="ardian", store="agents.db")
         await session.add_items([{"role": "user", "content": "A table for four, please."}])
@@ -117,6 +120,7 @@ class ChronicaSession:
         self._calls = itertools.count()
         self._failed: dict[str, int] = {}  # batch digest -> the call number to retry with
         self._lock = threading.Lock()
+        self._log = Log(self._fetch)  # what this object has read, so reads decode only news
 
     @property
     def owner(self) -> str:
@@ -141,8 +145,7 @@ class ChronicaSession:
             return []
         # Negative means all, as SQLiteSession's SQL LIMIT does; no session holds 2**62 items.
         count = min(limit, 2**62) if limit is not None and limit > 0 else None
-        live = await _in_thread(self._live, count)
-        return [cast("TResponseInputItem", item_of(actum)) for actum in live]
+        return await _in_thread(self._items, count)
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         """Append ``items`` in order, each as one actum; a retried call stores nothing twice.
@@ -171,7 +174,7 @@ class ChronicaSession:
         reads honour. Two racing pops never return the same item.
         """
         popped = await _finish(_in_thread(self._pop))
-        return None if popped is None else cast("TResponseInputItem", item_of(popped))
+        return None if popped is None else cast("TResponseInputItem", json.loads(popped))
 
     async def clear_session(self) -> None:
         """Retract every item so far by appending a clear marker; nothing is deleted."""
@@ -187,18 +190,16 @@ class ChronicaSession:
 
     # The blocking halves, run in a worker thread.
 
-    def _live(self, limit: int | None) -> list[Actum]:
-        """The acta of the live items, oldest first: the latest ``limit``, or all."""
-        window = limit or 0
-        while True:
-            try:
-                acta = self._chronicarius.get_acta(self._owner, self.session_id, last_n=window)
-            except ChronicumNotFoundError:
-                return []
-            live, complete = _newest_live(acta, limit)
-            if complete or window == 0 or len(acta) < window:
-                return live
-            window *= 2  # retractions or other agents' acta took room in the window
+    def _fetch(self, last_n: int) -> list[Actum]:
+        try:
+            return self._chronicarius.get_acta(self._owner, self.session_id, last_n=last_n)
+        except ChronicumNotFoundError:
+            return []
+
+    def _items(self, limit: int | None) -> list[TResponseInputItem]:
+        """The live items, decoded by one ``json.loads`` of their texts, in the worker."""
+        texts = [text for _, text in self._log.live(limit)]
+        return cast("list[TResponseInputItem]", json.loads("[" + ",".join(texts) + "]"))
 
     def _add(self, batch: list[Any], call: int) -> None:
         """Record the batch as one ``record_acta``: one transaction on a batch store.
@@ -218,20 +219,21 @@ class ChronicaSession:
                 check(i, actum)  # raises the error that names the refused item
             raise
 
-    def _pop(self) -> Actum | None:
+    def _pop(self) -> str | None:
+        """Retract the newest live item; return its JSON text, or None if there is none."""
         while True:
-            live = self._live(1)
+            live = self._log.live(1)
             if not live:
                 return None
             nonce = secrets.token_hex(8)
-            taken = live[0]
+            taken, text = live[0]
             stored = self._chronicarius.record_actum(
                 self._owner,
-                retraction(self.session_id, self._agent, taken.id, nonce),
-                idempotency_key=f"{_KEY}:pop:{taken.id}",
+                retraction(self.session_id, self._agent, taken, nonce),
+                idempotency_key=f"{_KEY}:pop:{taken}",
             )
             if stored.metadata[MARK].get("nonce") == nonce:
-                return taken
+                return text
             # Another pop retracted this item first: take the next one.
 
     def _clear(self) -> None:
@@ -257,35 +259,6 @@ class ChronicaSession:
             self._failed[digest] = call
             while len(self._failed) > _REMEMBERED_FAILURES:
                 del self._failed[next(iter(self._failed))]
-
-
-def _newest_live(acta: list[Actum], limit: int | None) -> tuple[list[Actum], bool]:
-    """The live item acta among ``acta``, oldest first, and whether that is certainly all.
-
-    Walks from the newest: a clear marker ends the walk, a retraction hides the item it
-    names (always an older actum), and an actum without the adapter's mark is another
-    agent's, not an item.
-    """
-    retracted: set[str] = set()
-    found: list[Actum] = []
-    complete = False
-    for actum in reversed(acta):
-        record = actum.metadata.get(MARK)
-        if not isinstance(record, Mapping):
-            continue
-        if "item" in record:
-            if actum.id not in retracted:
-                found.append(actum)
-                if limit is not None and len(found) == limit:
-                    complete = True
-                    break
-        elif record.get("clear") is True:
-            complete = True
-            break
-        elif isinstance(target := record.get("retracts"), str):
-            retracted.add(target)
-    found.reverse()
-    return found, complete
 
 
 def _digest(batch: list[Any]) -> str:

@@ -509,3 +509,19 @@ def _open(backend: dict[str, str]) -> SQLiteStore | PostgresStore:
     if backend["backend"] == "sqlite":
         return SQLiteStore(backend["path"])
     return PostgresStore(backend["dsn"], schema=backend["schema"])
+
+
+def test_reads_hand_out_fresh_items_and_see_other_sessions_appends() -> None:
+    store = InMemoryStore()
+    ours, theirs = _session(store), _session(store)
+    _run(ours.add_items(_turns("one", "two")))
+    first = _run(ours.get_items())
+    first[0]["content"] = "changed by the caller"
+    assert _run(ours.get_items(limit=1)) == _turns("two")
+    _run(theirs.add_items(_turns("three")))  # another object, as another process would be
+    _run(theirs.pop_item())
+    _run(theirs.add_items(_turns("four")))
+    assert _run(ours.get_items()) == _turns("one", "two", "four")
+    assert _run(ours.pop_item()) == _turns("four")[0]
+    _run(theirs.clear_session())
+    assert _run(ours.get_items()) == []

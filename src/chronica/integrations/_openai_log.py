@@ -1,0 +1,111 @@
+"""What a ``ChronicaSession`` has read of its chronicum, kept so a read decodes only what is new.
+
+Acta never change and a chronicum only grows at its end, so what a session has read stays
+true: each read asks the store only for the newest acta, until it meets the newest one it
+already holds (another process's appends included, since every read still goes to the
+store), and decodes just those. Per actum it keeps little: the item as JSON text, or what a
+retraction or a clear marker says. Items are handed out by one ``json.loads`` of the live
+items' texts, so every call returns fresh objects that the caller may change freely.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping
+
+from chronica import Actum
+
+from ._openai_items import MARK, item_of
+
+__all__ = ["Log"]
+
+_ITEM, _RETRACTS, _CLEAR, _OTHER = range(4)
+_Entry = tuple[str, int, str]  # (actum ID, what it is, the item's JSON or the retracted ID)
+_FIRST_PROBE = 2  # acta fetched to see what is new; most reads find one or none
+
+
+class Log:
+    """The acta of one chronicum that the session has read: a suffix of it, oldest first.
+
+    ``fetch(n)`` returns the chronicum's last ``n`` acta (all when ``n`` is 0), oldest
+    first, or an empty list when there is no chronicum yet.
+    """
+
+    def __init__(self, fetch: Callable[[int], list[Actum]]) -> None:
+        self._fetch = fetch
+        self._entries: list[_Entry] = []
+        self._complete = False  # the entries start at the chronicum's first actum
+        self._lock = threading.Lock()
+
+    def live(self, limit: int | None) -> list[tuple[str, str]]:
+        """``(actum ID, item JSON)`` of the live items, oldest first: the latest ``limit``."""
+        with self._lock:
+            if self._entries:
+                self._catch_up()
+            else:
+                self._load(limit or 0)
+            while True:
+                found, certain = _newest_live(self._entries, limit)
+                if certain or self._complete:
+                    return found
+                # Retractions or other agents' acta took room: read further back.
+                self._load(0 if limit is None else max(2 * len(self._entries), 2 * limit))
+
+    def _catch_up(self) -> None:
+        """Append the acta stored since the newest one held, fetching more until it is met."""
+        newest = self._entries[-1][0]
+        n = _FIRST_PROBE
+        while True:
+            acta = self._fetch(n)
+            for i in range(len(acta) - 1, -1, -1):
+                if acta[i].id == newest:
+                    self._entries.extend(_entry(actum) for actum in acta[i + 1 :])
+                    return
+            if len(acta) < n:  # the whole chronicum, without the actum held: start over
+                self._entries, self._complete = [_entry(actum) for actum in acta], True
+                return
+            n *= 8
+
+    def _load(self, n: int) -> None:
+        """Hold the last ``n`` acta (all when 0), reusing what is already decoded."""
+        acta = self._fetch(n)
+        known = {entry[0]: entry for entry in self._entries}
+        self._entries = [known.get(actum.id) or _entry(actum) for actum in acta]
+        self._complete = n == 0 or len(acta) < n
+
+
+def _entry(actum: Actum) -> _Entry:
+    record = actum.metadata.get(MARK)
+    if not isinstance(record, Mapping):
+        return (actum.id, _OTHER, "")  # another agent's actum, not an item
+    if "item" in record:
+        return (actum.id, _ITEM, json.dumps(item_of(actum), allow_nan=False))
+    if record.get("clear") is True:
+        return (actum.id, _CLEAR, "")
+    target = record.get("retracts")
+    return (actum.id, _RETRACTS, target) if isinstance(target, str) else (actum.id, _OTHER, "")
+
+
+def _newest_live(entries: list[_Entry], limit: int | None) -> tuple[list[tuple[str, str]], bool]:
+    """The live items among ``entries``, oldest first, and whether that is certainly all.
+
+    Walks from the newest: a clear marker ends the walk, a retraction hides the item it
+    names (always an older actum), and an actum without the adapter's mark is skipped.
+    """
+    retracted: set[str] = set()
+    found: list[tuple[str, str]] = []
+    for actum_id, what, value in reversed(entries):
+        if what == _ITEM:
+            if actum_id not in retracted:
+                found.append((actum_id, value))
+                if limit is not None and len(found) == limit:
+                    found.reverse()
+                    return found, True
+        elif what == _CLEAR:
+            found.reverse()
+            return found, True
+        elif what == _RETRACTS:
+            retracted.add(value)
+    found.reverse()
+    return found, False
