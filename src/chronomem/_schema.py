@@ -11,6 +11,8 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from chronica.stores.sqlite import integrity_problems
+
 from ._errors import DatabaseError
 from ._lexindex import index_document
 
@@ -189,13 +191,8 @@ def check_integrity(conn: sqlite3.Connection, path: str) -> None:
     runs only when chronomem is about to create or migrate its tables in a file it did not
     just create, never on an ordinary open.
     """
-    try:
-        problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(5)")]
-    except sqlite3.OperationalError:
-        raise  # busy, locked, an I/O error: a reason not to open, not proof of damage
-    except sqlite3.DatabaseError as e:  # a page too damaged even to check
-        problems = [str(e)]
-    if problems != ["ok"]:
+    problems = integrity_problems(conn)
+    if problems:
         raise DatabaseError(
             f"{path!r} failed SQLite's integrity check, so chronomem will not write to it "
             f"(left unchanged): {'; '.join(problems)}"

@@ -219,17 +219,27 @@ def _check_integrity(conn: sqlite3.Connection, path: str) -> None:
     reads every page once (no index cross-checks), so it costs a fraction of a second per
     hundred megabytes, and runs only when chronica is about to create or migrate its tables.
     """
-    try:
-        problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
-    except sqlite3.OperationalError:
-        raise  # busy, locked, an I/O error: a reason not to open, but not proof of damage
-    except sqlite3.DatabaseError as e:  # a page too damaged even to check
-        problems = [str(e)]
-    if problems != ["ok"]:
+    problems = integrity_problems(conn)
+    if problems:
         raise CorruptDatabaseError(
             f"{path}: failed SQLite's integrity check, so chronica refuses to write to it "
-            f"(left unchanged): {'; '.join(map(str, problems))}"
+            f"(left unchanged): {'; '.join(problems)}"
         )
+
+
+def integrity_problems(conn: sqlite3.Connection) -> list[str]:
+    """What SQLite's ``quick_check`` finds wrong with the file (empty when it is sound).
+
+    Busy, locked or I/O errors propagate: they are a reason not to open, not proof of damage.
+    A page too damaged even to check is a problem of its own.
+    """
+    try:
+        found = [str(row[0]) for row in conn.execute("PRAGMA quick_check(5)")]
+    except sqlite3.OperationalError:
+        raise
+    except sqlite3.DatabaseError as e:
+        return [str(e)]
+    return [] if found == ["ok"] else found
 
 
 def prepare(conn: sqlite3.Connection, path: str) -> None:

@@ -23,11 +23,24 @@ from chronica._restore import RestoreBatch
 from chronica._validation import check_seconds
 
 from . import _sqlite_rows as sql
-from ._sqlite_schema import configure, create_private, enable_wal, prepare
+from ._sqlite_schema import (
+    configure,
+    create_private,
+    enable_wal,
+    integrity_problems,
+    prepare,
+)
 
 # enable_wal and configure are the one home of how a shared SQLite file is opened; chronomem
 # uses them on the same file.
-__all__ = ["SQLiteStore", "configure", "create_private", "enable_wal", "restore_batch"]
+__all__ = [
+    "SQLiteStore",
+    "configure",
+    "create_private",
+    "enable_wal",
+    "integrity_problems",
+    "restore_batch",
+]
 
 _MAX_BUSY_TIMEOUT = (2**31 - 1) / 1000
 """SQLite holds the busy timeout as a 32-bit count of milliseconds (about 24 days)."""
