@@ -8,7 +8,7 @@ event loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ._chronicarius import Chronicarius
 from ._model import ActorKind, Actum, ActumKind, Chronicum
@@ -18,7 +18,7 @@ __all__ = ["AsyncChronicarius"]
 
 
 class AsyncChronicarius:
-    """The three methods of :class:`Chronicarius` as coroutines."""
+    """The methods of :class:`Chronicarius` as coroutines."""
 
     def __init__(self, store: Store) -> None:
         self._sync = Chronicarius(store)
@@ -34,6 +34,20 @@ class AsyncChronicarius:
         """See :meth:`Chronicarius.record_actum`."""
         return await asyncio.to_thread(
             self._sync.record_actum, owner_id, actum, idempotency_key=idempotency_key
+        )
+
+    async def record_acta(
+        self,
+        owner_id: str,
+        acta: Iterable[Actum],
+        *,
+        idempotency_keys: Sequence[str] | None = None,
+    ) -> list[Actum]:
+        """See :meth:`Chronicarius.record_acta` (a batch is read here, before the thread hop,
+        so a generator is consumed on the caller's side)."""
+        batch = list(acta)
+        return await asyncio.to_thread(
+            self._sync.record_acta, owner_id, batch, idempotency_keys=idempotency_keys
         )
 
     async def get_acta(

@@ -47,3 +47,20 @@ def test_async_round_trip_with_concurrent_retries() -> None:
             await c.record_actum("", _message("x"))
 
     asyncio.run(scenario())
+
+
+def test_async_batch_append_is_one_call_and_retry_safe() -> None:
+    async def scenario() -> None:
+        c = AsyncChronicarius(InMemoryStore())
+        turn = (_message(f"part {i}") for i in range(3))  # a generator, read before the hop
+        stored = await c.record_acta("ardian", turn, idempotency_keys=["a", "b", "c"])
+        again = await c.record_acta(
+            "ardian",
+            [_message("x"), _message("y"), _message("z")],
+            idempotency_keys=["a", "b", "c"],
+        )
+        assert [a.id for a in again] == [a.id for a in stored]
+        window = await c.get_acta("ardian", "dinner")
+        assert [a.content for a in window] == ["part 0", "part 1", "part 2"]
+
+    asyncio.run(scenario())
