@@ -16,7 +16,7 @@ from typing import Any
 
 from ._entities import entity_key
 from ._errors import InvalidFactError
-from ._isotime import read_time
+from ._isotime import read_time, record_time
 from ._lexindex import context_of, index_document
 from ._validate import _check_metadata, check_id, check_opt_text, check_text, check_time
 from ._write import new_fact_id
@@ -110,7 +110,7 @@ class ImportedEpisode:
             metadata=record.get("metadata"),
             source=record.get("source"),
         )
-        system_time = check_time("system_time", read_time("system_time", record.get("system_time")))
+        system_time = record_time(record, "system_time")
         if system_time is None or self.data.at is None:
             raise InvalidFactError("system_time", "and at are required")
         self.system_time = system_time
@@ -119,9 +119,7 @@ class ImportedEpisode:
             raise InvalidFactError("forgotten", "must be a bool")
         self.forgotten: tuple[int, str | None] | None = None
         if forgotten:
-            when = check_time(
-                "invalidated_at", read_time("invalidated_at", record.get("invalidated_at"))
-            )
+            when = record_time(record, "invalidated_at")
             if when is None:
                 raise InvalidFactError("invalidated_at", "is required for a forgotten episode")
             reason = check_opt_text("forget_reason", record.get("forget_reason"), max_bytes=2048)

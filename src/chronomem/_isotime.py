@@ -9,11 +9,14 @@ refuses, here and not deep in a later read, a moment that UTC cannot hold
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timezone
+from typing import Any
 
 from ._errors import InvalidFactError
+from ._validate import check_time
 
-__all__ = ["parse_time", "read_time"]
+__all__ = ["parse_time", "read_time", "record_time"]
 
 EXAMPLE = "2026-11-29T18:00:00Z"
 
@@ -46,3 +49,9 @@ def read_time(field: str, value: object) -> object:
         except ValueError as e:
             raise InvalidFactError(field, str(e)) from e
     return value
+
+
+def record_time(record: Mapping[str, Any], field: str) -> int | None:
+    """An exported record's ``field`` (ISO-8601 or absent) as epoch microseconds, checked as a
+    live write's time is."""
+    return check_time(field, read_time(field, record.get(field)))

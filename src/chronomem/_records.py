@@ -10,9 +10,9 @@ from typing import Any
 
 from ._episodes import ImportedEpisode
 from ._errors import InvalidFactError
-from ._isotime import read_time
+from ._isotime import read_time, record_time
 from ._model import Episode, Fact, from_us
-from ._validate import check_fact, check_id, check_opt_text, check_time
+from ._validate import check_fact, check_id, check_opt_text
 
 __all__ = ["COLUMNS", "ImportedFact", "parse_record", "row_to_fact", "row_to_item"]
 
@@ -87,16 +87,12 @@ class ImportedFact:
             source=record.get("source"),
             metadata=record.get("metadata"),
         )
-        system_time = check_time("system_time", read_time("system_time", record.get("system_time")))
+        system_time = record_time(record, "system_time")
         if system_time is None or self.data.valid_from is None:
             raise InvalidFactError("system_time", "and valid_from are required")
         self.system_time = system_time
-        self.valid_until = check_time(
-            "valid_until", read_time("valid_until", record.get("valid_until"))
-        )
-        self.invalidated_at = check_time(
-            "invalidated_at", read_time("invalidated_at", record.get("invalidated_at"))
-        )
+        self.valid_until = record_time(record, "valid_until")
+        self.invalidated_at = record_time(record, "invalidated_at")
         superseded_by = record.get("superseded_by")
         self.superseded_by = None if superseded_by is None else check_id(superseded_by)
         forgotten = record.get("forgotten", False)
