@@ -17,10 +17,10 @@ a denial of something else never contradict: the rule prefers silence to a false
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 
 from ._claims import Claim, read_claim
+from ._dialect import Conn
 from ._lexicon import stem
 from ._model import Contradiction
 
@@ -71,7 +71,7 @@ def _covers(value: str, part: str) -> bool:
 
 
 def conflicting_ids(
-    conn: sqlite3.Connection,
+    conn: Conn,
     *,
     owner: str,
     category: str | None,
@@ -84,26 +84,27 @@ def conflicting_ids(
     attr, value = claim
     marks = ",".join("?" * len(entity_ids))
     rows = conn.execute(
-        f"""SELECT DISTINCT f.id, f.value FROM chronomem_facts f
+        f"""SELECT DISTINCT f.rowid, f.id, f.value FROM chronomem_facts f
             JOIN chronomem_fact_entities fe ON fe.fact_rowid = f.rowid
             WHERE f.owner = ? AND f.attr = ? AND f.invalidated_at IS NULL
-              AND f.category IS ? AND f.value != ? AND fe.entity_id IN ({marks})
+              AND f.category {conn.dialect.null_safe_equal} ?
+              AND f.value != ? AND fe.entity_id IN ({marks})
             ORDER BY f.rowid""",
         (owner, attr, category, value, *entity_ids),
     ).fetchall()
-    return tuple(fid for fid, other in rows if values_conflict(attr, value, other))
+    return tuple(fid for _, fid, other in rows if values_conflict(attr, value, other))
 
 
-def find_contradictions(conn: sqlite3.Connection, owner: str) -> list[Contradiction]:
+def find_contradictions(conn: Conn, owner: str) -> list[Contradiction]:
     """Every group of active facts that conflict, one group per (fact set, attribute)."""
+    id_array, value_array = conn.dialect.json_array("f.id"), conn.dialect.json_array("f.value")
     rows = conn.execute(
-        """SELECT e.name, f.category, f.attr,
-                  json_group_array(f.id), json_group_array(f.value)
+        f"""SELECT e.name, f.category, f.attr, {id_array}, {value_array}
            FROM chronomem_facts f
            JOIN chronomem_fact_entities fe ON fe.fact_rowid = f.rowid
            JOIN chronomem_entities e ON e.id = fe.entity_id
            WHERE f.owner = ? AND f.invalidated_at IS NULL AND f.attr IS NOT NULL
-           GROUP BY fe.entity_id, f.category, f.attr
+           GROUP BY e.id, e.name, f.category, f.attr
            HAVING count(DISTINCT f.value) > 1
            ORDER BY min(f.rowid), e.id""",
         (owner,),
@@ -159,7 +160,7 @@ def _reason(name: str, attr: str, ids: tuple[str, ...], values: list[str]) -> st
     )
 
 
-def reparse_claims(conn: sqlite3.Connection) -> int:
+def reparse_claims(conn: Conn) -> int:
     """Store every fact's claim as the current reader reads it; returns the rows changed.
 
     For a schema migration, inside its write transaction, after

@@ -30,6 +30,7 @@ from chronica.stores.sqlite import configure, create_private, enable_wal
 
 from ._errors import DatabaseError
 from ._schema import SCHEMA_VERSION, check_file, check_integrity, check_tables, migrate
+from ._sqlite_dialect import SQLiteConnection
 
 __all__ = ["Database"]
 
@@ -50,6 +51,8 @@ def _create_private(path: str) -> bool:
 class Database:
     """A connection, its lock, and write/read transactions that translate driver errors."""
 
+    schema_version = SCHEMA_VERSION
+
     def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "NORMAL") -> None:
         raw = os.fspath(path)
         self.path = raw if raw == ":memory:" else os.path.expanduser(raw)
@@ -63,7 +66,11 @@ class Database:
         self.lock = threading.RLock()
         try:
             self.conn = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=60
+                self.path,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=60,
+                factory=SQLiteConnection,
             )
         except sqlite3.Error as e:
             raise DatabaseError(f"cannot open {self.path!r}: {e}") from e
@@ -88,7 +95,7 @@ class Database:
             migrate(conn)
 
     @contextlib.contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[SQLiteConnection]:
         """A ``BEGIN IMMEDIATE`` transaction: all of it commits, or none of it."""
         with self.lock:
             try:
@@ -106,7 +113,7 @@ class Database:
                 raise
 
     @contextlib.contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
+    def read(self) -> Iterator[SQLiteConnection]:
         """A read transaction: one consistent snapshot across several statements."""
         with self.lock:
             try:

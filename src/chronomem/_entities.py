@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import itertools
 import re
-import sqlite3
 import unicodedata
 from functools import lru_cache
 
+from ._dialect import Conn
 from ._tokens import STOP_WORDS
 
 __all__ = ["entity_key", "extract_entities", "query_keys", "rekey_entities"]
@@ -152,7 +152,7 @@ def query_keys(query: str) -> list[tuple[str, float]]:
     return out[:24]
 
 
-def rekey_entities(conn: sqlite3.Connection) -> int:
+def rekey_entities(conn: Conn) -> int:
     """Recompute every stored entity key after :func:`entity_key` changed; returns rows changed.
 
     For a schema migration, inside its write transaction. A key was always ``entity_key`` of
@@ -190,7 +190,7 @@ def rekey_entities(conn: sqlite3.Connection) -> int:
     return len(merges) + len(renames)
 
 
-def _recount_links(conn: sqlite3.Connection, entity_ids: list[int]) -> None:
+def _recount_links(conn: Conn, entity_ids: list[int]) -> None:
     """Set each link of these entities to the number of facts naming both ends."""
     for entity_id in entity_ids:
         conn.execute(

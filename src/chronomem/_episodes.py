@@ -9,11 +9,11 @@ before it in the session (see _lexindex.py).
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._dialect import Conn
 from ._entities import entity_key
 from ._errors import InvalidFactError
 from ._isotime import read_time, record_time
@@ -53,7 +53,7 @@ def check_episode(content: object, **options: Any) -> EpisodeInput:
 
 
 def insert_episode(
-    conn: sqlite3.Connection,
+    conn: Conn,
     owner: str,
     e: EpisodeInput,
     *,
@@ -66,6 +66,7 @@ def insert_episode(
     ``forgotten`` (when it was forgotten, and why) restores an exported forgotten episode.
     """
     eid = episode_id or new_fact_id(system_time)
+    conn.dialect.lock_session(conn, owner, e.session)
     before = conn.execute(
         """SELECT rowid, seq FROM chronomem_facts
            WHERE owner = ? AND session = ? AND kind = 'episode'
@@ -78,21 +79,23 @@ def insert_episode(
         """INSERT INTO chronomem_facts (id, owner, content, trust, confidence, source,
                metadata, entities, terms, system_time, valid_from, invalidated_at, forgotten,
                forget_reason, kind, speaker, session, seq)
-           VALUES (?, ?, ?, 0.8, 1.0, ?, ?, '[]', '', ?, ?, ?, ?, ?, 'episode', ?, ?, ?)""",
+           VALUES (?, ?, ?, 0.8, 1.0, ?, ?, '[]', '', ?, ?, ?, ?, ?, 'episode', ?, ?, ?)
+           RETURNING rowid""",
         (
             eid, owner, e.content, e.source, e.metadata, system_time,
             e.at if e.at is not None else system_time, invalidated_at,
             int(forgotten is not None), reason, e.speaker, e.session, seq,
         ),
     )  # fmt: skip
-    rowid = cur.lastrowid
-    assert rowid is not None  # always set after a one-row INSERT
+    rowid = int(cur.fetchone()[0])
     context = context_of(conn, [r[0] for r in before])
     index_document(conn, owner, "episode", rowid, e.content, context)
     key = entity_key(e.speaker)
     if key:
         conn.execute(
-            "INSERT OR IGNORE INTO chronomem_speakers (owner, key) VALUES (?, ?)", (owner, key)
+            """INSERT INTO chronomem_speakers (owner, key) VALUES (?, ?)
+               ON CONFLICT (owner, key) DO NOTHING""",
+            (owner, key),
         )
     return eid
 
@@ -125,7 +128,7 @@ class ImportedEpisode:
             reason = check_opt_text("forget_reason", record.get("forget_reason"), max_bytes=2048)
             self.forgotten = (when, reason)
 
-    def insert(self, conn: sqlite3.Connection, owner: str) -> None:
+    def insert(self, conn: Conn, owner: str) -> None:
         """Store it inside the caller's transaction."""
         insert_episode(conn, owner, self.data, system_time=self.system_time,
                        episode_id=self.id, forgotten=self.forgotten)  # fmt: skip

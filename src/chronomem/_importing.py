@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
-
+from ._dialect import Conn
 from ._episodes import ImportedEpisode
 from ._errors import InvalidFactError
 from ._records import ImportedFact
@@ -12,9 +11,7 @@ from ._write import insert_fact, prepare
 __all__ = ["import_all"]
 
 
-def import_all(
-    conn: sqlite3.Connection, owner: str, records: list[ImportedFact | ImportedEpisode]
-) -> int:
+def import_all(conn: Conn, owner: str, records: list[ImportedFact | ImportedEpisode]) -> int:
     """Insert the records not yet present; checks lineage before the transaction commits."""
     inserted = 0
     for rec in records:

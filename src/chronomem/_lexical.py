@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import math
 import re
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._dialect import Conn
 from ._entities import entity_key
 from ._lexicon import TIME_TERMS, query_terms, stem
 from ._lexindex import FIELD_WEIGHTS
@@ -92,7 +92,7 @@ def _ngrams(words: Sequence[str], longest: int = 3) -> list[str]:
     ]
 
 
-def parse_query(conn: sqlite3.Connection, owner: str, text: str) -> LexicalQuery:
+def parse_query(conn: Conn, owner: str, text: str) -> LexicalQuery:
     """Split a query into terms, named speakers and its time cues (one indexed lookup)."""
     words = [k for k in (entity_key(w) for w in text.split()) if k]
     grams = list(dict.fromkeys(_ngrams(words)))[:64]

@@ -1,8 +1,9 @@
-"""The lexical index on SQLite: stemmed terms in FTS5 plus the statistics BM25 needs.
+"""The lexical index: stemmed terms per item, plus the statistics BM25 needs.
 
-FTS5 here is a postings list and nothing more: it finds the items holding a term, newest
-first when asked. The scoring (see _lexical.py) is chronomem's own, so every document's terms
-are stored in three columns it can read back:
+The index is a postings list and nothing more (FTS5 on SQLite, a B-tree on PostgreSQL; see
+the dialect modules): it finds the items holding a term, newest first when asked. The scoring
+(see _lexical.py) is chronomem's own, so every document's terms are stored in three columns
+it can read back:
 
 * ``body``: the item's own text;
 * ``ctx1``, ``ctx2``: for an episode, the text of the one and two turns before it in the same
@@ -16,9 +17,9 @@ ranking never depends on another owner's data and costs no scan at query time.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
+from ._dialect import Conn
 from ._lexicon import index_terms
 
 __all__ = ["FIELD_WEIGHTS", "context_of", "index_document", "weighted_length"]
@@ -33,7 +34,7 @@ def weighted_length(fields: Sequence[Sequence[str]]) -> float:
 
 
 def index_document(
-    conn: sqlite3.Connection,
+    conn: Conn,
     owner: str,
     kind: str,
     rowid: int,
@@ -47,27 +48,13 @@ def index_document(
     body = " ".join(index_terms(content))
     columns = [body, *context[:2]]
     columns += [""] * (3 - len(columns))
-    conn.execute(
-        "INSERT INTO chronomem_lex (rowid, body, ctx1, ctx2) VALUES (?, ?, ?, ?)",
-        (rowid, *columns),
-    )
-    fields = [c.split() for c in columns]
-    distinct = {t for f in fields for t in f}
-    conn.executemany(
-        """INSERT INTO chronomem_term_stats (owner, term, df) VALUES (?, ?, 1)
-           ON CONFLICT (owner, term) DO UPDATE SET df = df + 1""",
-        [(owner, t) for t in distinct],
-    )
-    conn.execute(
-        """INSERT INTO chronomem_corpus (owner, kind, items, length) VALUES (?, ?, 1, ?)
-           ON CONFLICT (owner, kind) DO UPDATE SET items = items + 1,
-           length = length + excluded.length""",
-        (owner, kind, weighted_length(fields)),
+    conn.dialect.index_terms(
+        conn, owner, kind, rowid, columns, weighted_length([c.split() for c in columns])
     )
     return body
 
 
-def context_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[str]:
+def context_of(conn: Conn, rowids: Sequence[int]) -> list[str]:
     """The stored body terms of ``rowids``, in the order given (missing ones as '')."""
     if not rowids:
         return []

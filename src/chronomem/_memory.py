@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import copy
 import os
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ._contradictions import find_contradictions
-from ._db import Database
+from ._dialect import Conn
 from ._entities import entity_key
 from ._episodes import check_episode, insert_episode
 from ._errors import ChronoMemError, FactNotActiveError, FactNotFoundError, InvalidFactError
@@ -19,13 +18,15 @@ from ._lexical import LexicalParams
 from ._model import Contradiction, Episode, Fact, FactId
 from ._records import COLUMNS, parse_record, row_to_fact, row_to_item
 from ._retrieval import Candidate, check_weights, fuse
-from ._schema import SCHEMA_VERSION
+from ._storage import open_storage
 from ._tokens import estimate_tokens, pack
 from ._validate import check_fact, check_id, check_opt_text, check_positive, check_text, check_time
 from ._view import KINDS, View
 from ._write import SystemClock, insert_fact, new_fact_id, prepare
 
 if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
+
     from chronica import Chronicarius
 
 Item = Fact | Episode
@@ -38,38 +39,45 @@ _EXPORT_BATCH = 1000
 
 
 class ChronoMem:
-    """A bi-temporal memory of facts and episodes on one SQLite file (shareable with chronica).
+    """A bi-temporal memory of facts and episodes on one SQLite file (shareable with chronica)
+    or, given a ``postgresql://`` DSN or a ``psycopg_pool.ConnectionPool``, on PostgreSQL.
 
     Facts are what an agent decided to believe (``remember``/``supersede``/``forget``);
     episodes are what was said, in order (``remember_episode``). ``recall`` ranks both.
     Every method is scoped to ``owner``: another owner's items behave as if they did not
-    exist. Safe to share between threads; several processes may open the same file.
+    exist. Safe to share between threads; several processes may open the same file, and
+    many processes on many machines the same PostgreSQL database.
+
+    ``synchronous`` is SQLite's durability setting (``"NORMAL"`` or ``"FULL"``); on
+    PostgreSQL durability is the server's (``synchronous_commit``, on by default: at least
+    ``FULL``). ``schema`` is the PostgreSQL schema holding the tables (default
+    ``"chronomem"``; letters, digits and underscores), and is refused for a SQLite file.
     """
 
     def __init__(
         self,
-        path: str | os.PathLike[str] = "chronomem.db",
+        path: str | os.PathLike[str] | ConnectionPool = "chronomem.db",
         *,
         owner: str = "default",
         token_counter: Callable[[str], int] | None = None,
         weights: Mapping[str, float] | None = None,
         synchronous: str = "NORMAL",
+        schema: str | None = None,
     ) -> None:
         self.owner = check_text("owner", owner, max_bytes=200)
         if token_counter is not None and not callable(token_counter):
             raise InvalidFactError("token_counter", "must be a callable str -> int")
         self._count: Callable[[str], int] = token_counter or estimate_tokens
         self.weights = check_weights(weights)
-        if not isinstance(path, (str, os.PathLike)):
-            raise InvalidFactError("path", "must be a str or os.PathLike")
-        self._db = Database(path, synchronous=synchronous)
+        self._db = open_storage(path, synchronous=synchronous, schema=schema)
         self._clock = SystemClock()
         # The lexical channel's measured parameters; scripts/eval_locomo.py ablates them.
         self._lexical = LexicalParams()
 
     @property
     def path(self) -> str:
-        """The database file (``~`` expanded)."""
+        """The database file (``~`` expanded), or the PostgreSQL server, database and schema
+        (never a password)."""
         return self._db.path
 
     def __enter__(self) -> ChronoMem:
@@ -194,12 +202,10 @@ class ChronoMem:
 
         return index_chronicum(self, chronicarius, chronicum_id, owner or self.owner)
 
-    def _active(
-        self, conn: sqlite3.Connection, fact_id: str, *, superseding: bool = False
-    ) -> tuple[int, int]:
+    def _active(self, conn: Conn, fact_id: str, *, superseding: bool = False) -> tuple[int, int]:
         row = conn.execute(
-            """SELECT rowid, valid_from, forgotten, invalidated_at, kind FROM chronomem_facts
-               WHERE id = ? AND owner = ?""",
+            f"""SELECT rowid, valid_from, forgotten, invalidated_at, kind FROM chronomem_facts
+                WHERE id = ? AND owner = ?{conn.dialect.for_update}""",
             (fact_id, self.owner),
         ).fetchone()
         if row is None:
@@ -273,7 +279,7 @@ class ChronoMem:
             facts = self._materialise(conn, scan)
         return pack(facts, lambda f: f.tokens, budget=budget, limit=cap)
 
-    def _materialise(self, conn: sqlite3.Connection, ranked: list[Candidate]) -> list[Item]:
+    def _materialise(self, conn: Conn, ranked: list[Candidate]) -> list[Item]:
         if not ranked:
             return []
         marks = ",".join("?" * len(ranked))
@@ -333,7 +339,7 @@ class ChronoMem:
         return {
             "facts": row[0], "active": row[1], "superseded": row[2], "forgotten": row[3],
             "episodes": episodes, "entities": entities, "path": self.path, "owner": self.owner,
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": self._db.schema_version,
         }  # fmt: skip
 
     def export_facts(self) -> Iterator[dict[str, Any]]:
@@ -368,7 +374,7 @@ class ChronoMem:
     def _import(
         self,
         records: Iterable[Mapping[str, Any]],
-        then: Callable[[sqlite3.Connection], object] | None = None,
+        then: Callable[[Conn], object] | None = None,
     ) -> int:
         """:meth:`import_facts`, running ``then`` in the same transaction before it commits.
 

@@ -4,8 +4,7 @@ column layout."""
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._episodes import ImportedEpisode
@@ -21,7 +20,7 @@ COLUMNS = """f.id, f.content, f.category, f.entities, f.trust, f.confidence, f.s
     f.forgotten, f.forget_reason, f.kind, f.speaker, f.session, f.seq"""
 
 
-def row_to_item(row: sqlite3.Row | tuple[Any, ...], **extra: Any) -> Fact | Episode:
+def row_to_item(row: Sequence[Any], **extra: Any) -> Fact | Episode:
     """A :class:`Fact` or an :class:`Episode`, as the row's kind says."""
     if row[15] != "episode":
         return row_to_fact(row, **extra)
@@ -45,7 +44,7 @@ def row_to_item(row: sqlite3.Row | tuple[Any, ...], **extra: Any) -> Fact | Epis
     )
 
 
-def row_to_fact(row: sqlite3.Row | tuple[Any, ...], **extra: Any) -> Fact:
+def row_to_fact(row: Sequence[Any], **extra: Any) -> Fact:
     """A :class:`Fact` from a row selected with :data:`COLUMNS`."""
     system_time, valid_from = from_us(row[8]), from_us(row[9])
     assert system_time is not None  # NOT NULL column

@@ -20,17 +20,16 @@ RRF(d) = sum_c w_c / (k + rank_c(d)) * (0.8 + 0.4 * trust) * confidence, with k 
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ._dialect import Conn, PoolColumns
 from ._entities import entity_key, query_keys
 from ._errors import InvalidFactError
 from ._lexical import LexicalParams, PoolRow, parse_query, score_pool
-from ._lexindex import FIELD_WEIGHTS
 from ._tokens import terms as jaccard_terms
 from ._view import View
 
@@ -46,7 +45,6 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {"bm25": 1.0, "jaccard": 0.0, "entity": 1
 RRF_K = 60
 
 CHANNEL_DEPTH = 100
-POOL_DEPTH = 100
 RARE_DF = 100
 COMMON_DEPTH = 100
 MAX_QUERY_WORDS = 12
@@ -57,7 +55,6 @@ PER_NEIGHBOUR = 25
 # An entity linked to more than about sqrt(N) of N facts is too common to single facts out.
 MIN_SPECIFICITY = 0.5
 STRONGEST_HOPS = 0.9  # hop entities within this share of the strongest hop's weight
-_FTS_WEIGHTS = ", ".join(str(w) for w in FIELD_WEIGHTS)
 
 
 def check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
@@ -89,72 +86,17 @@ class Candidate:
     score: float = 0.0
 
 
-def _quoted(word: str) -> str:
-    # Every token is quoted (inner quotes doubled), so user text is always data, never syntax.
-    return '"' + word.replace('"', '""') + '"'
-
-
-def _split_by_frequency(
-    conn: sqlite3.Connection, words: Sequence[str]
-) -> tuple[list[str], list[str]]:
-    """Rare and common query terms; a term's postings are counted only up to RARE_DF + 1."""
-    probe = (
-        "(SELECT count(*) FROM (SELECT 1 FROM chronomem_lex WHERE chronomem_lex MATCH ? LIMIT ?))"
-    )
-    counts = conn.execute(
-        "SELECT " + ", ".join([probe] * len(words)),
-        [x for w in words for x in (_quoted(w), RARE_DF + 1)],
-    ).fetchone()
-    rare = [w for w, df in zip(words, counts, strict=True) if 0 < df <= RARE_DF]
-    common = [w for w, df in zip(words, counts, strict=True) if df > RARE_DF]
-    return rare, common
-
-
-_POOL_COLUMNS = """f.rowid, f.speaker, f.valid_from, f.trust, f.confidence, f.kind, f.terms,
-    chronomem_lex.body, chronomem_lex.ctx1, chronomem_lex.ctx2"""
-
-
-def _pool_rows(
-    conn: sqlite3.Connection, words: list[str], view: View, order: str, depth: int
-) -> list[tuple[Any, ...]]:
-    if not words:
-        return []
-    where, params = view.sql()
-    return conn.execute(
-        f"""SELECT {_POOL_COLUMNS}
-            FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
-            WHERE chronomem_lex MATCH ? AND {where} ORDER BY {order} LIMIT ?""",
-        (" OR ".join(_quoted(w) for w in words), *params, depth),
-    ).fetchall()
-
-
 @lru_cache(maxsize=4096)
 def _speaker_key(speaker: str) -> str:
     return entity_key(speaker)
 
 
-def _statistics(
-    conn: sqlite3.Connection, owner: str, terms: Sequence[str]
-) -> tuple[dict[str, int], tuple[int, float]]:
-    marks = ",".join("?" * len(terms))
-    dfs = dict(
-        conn.execute(
-            f"SELECT term, df FROM chronomem_term_stats WHERE owner = ? AND term IN ({marks})",
-            (owner, *terms),
-        ).fetchall()
-    )
-    row = conn.execute(
-        "SELECT sum(items), sum(length) FROM chronomem_corpus WHERE owner = ?", (owner,)
-    ).fetchone()
-    return dfs, (int(row[0] or 0), float(row[1] or 0.0))
-
-
-def _rows_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[tuple[Any, ...]]:
+def _rows_of(conn: Conn, rowids: Sequence[int]) -> list[tuple[Any, ...]]:
     if not rowids:
         return []
     marks = ",".join("?" * len(rowids))
     return conn.execute(
-        f"""SELECT {_POOL_COLUMNS}
+        f"""SELECT {PoolColumns}
             FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
             WHERE chronomem_lex.rowid IN ({marks})""",
         list(rowids),
@@ -162,7 +104,7 @@ def _rows_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[tuple[Any,
 
 
 def _lexical(
-    conn: sqlite3.Connection,
+    conn: Conn,
     query: str,
     view: View,
     params: LexicalParams,
@@ -173,28 +115,31 @@ def _lexical(
     """The lexical ranking (both kinds) and the Jaccard ranking (facts) from one bounded pool.
 
     Scoring every posting of a very common word would make recall linear in the number of
-    items, so terms are split by document frequency: rare terms (at most RARE_DF postings)
-    bring their best POOL_DEPTH items by FTS5's column-weighted bm25, common terms only their
-    most recent COMMON_DEPTH items (FTS5 walks postings in rowid order and stops). The items
-    the other channels ``found`` (already filtered by the view) join the pool, so a fact about
-    the entity a query names is scored on the query's words even when every word is common.
-    Every candidate is then scored on all query terms by _lexical.score_pool. Both queries
-    carry the view's filter, so the bound never hides a visible item behind an invisible one.
+    items, so terms are split by the owner's document frequency: every item holding a rare
+    term (at most RARE_DF each) joins the pool, a common term brings only the COMMON_DEPTH
+    most recent items holding it. The items the other channels ``found`` (already filtered
+    by the view) join too, so a fact about the entity a query names is scored on the query's
+    words even when every word is common. Every candidate is then scored on all query terms
+    by _lexical.score_pool: the index only finds, it never ranks, so the ranking is the same
+    on every engine. Both queries carry the view's filter, so the bound never hides a
+    visible item behind an invisible one.
     """
     q = parse_query(conn, view.owner, query)
     terms = list(q.terms[:MAX_QUERY_WORDS])
     if not terms:
         return [], [], {}
-    rare, common = _split_by_frequency(conn, terms)
-    rows = _pool_rows(conn, rare, view, f"bm25(chronomem_lex, {_FTS_WEIGHTS})", POOL_DEPTH)
+    dfs, corpus = conn.dialect.term_statistics(conn, view.owner, terms)
+    rare = [t for t in terms if 0 < dfs.get(t, 0) <= RARE_DF]
+    common = [t for t in terms if dfs.get(t, 0) > RARE_DF]
+    where, where_params = view.sql()
+    rows = conn.dialect.pool_any(conn, view.owner, rare, where, where_params)
     seen = {r[0] for r in rows}
-    newest = _pool_rows(conn, common, view, "chronomem_lex.rowid DESC", COMMON_DEPTH)
+    newest = conn.dialect.pool_newest(conn, view.owner, common, where, where_params, COMMON_DEPTH)
     rows += [r for r in newest if r[0] not in seen]
     seen.update(r[0] for r in newest)
     rows += _rows_of(conn, [r for r in dict.fromkeys(found) if r not in seen])
     meta = {r[0]: (r[3], r[4]) for r in rows}
     pool = [PoolRow.of(r[0], _speaker_key(r[1]) if r[1] else None, r[2], *r[7:10]) for r in rows]
-    dfs, corpus = _statistics(conn, view.owner, terms)
     lexical = score_pool(q, pool, dfs, corpus, params)
     if not with_jaccard:
         return lexical[:CHANNEL_DEPTH], [], meta
@@ -208,7 +153,7 @@ def _lexical(
     return lexical[:CHANNEL_DEPTH], [o for o in overlap if o[1] > 0][:CHANNEL_DEPTH], meta
 
 
-def resolve(conn: sqlite3.Connection, owner: str, query: str) -> dict[int, float]:
+def resolve(conn: Conn, owner: str, query: str) -> dict[int, float]:
     """Entity ids the query names, weighted by how surely it names them.
 
     Exact keys count at their query weight; a named entity with no exact match (``ThinkPad``)
@@ -239,9 +184,7 @@ def resolve(conn: sqlite3.Connection, owner: str, query: str) -> dict[int, float
     return found
 
 
-def _facts_of(
-    conn: sqlite3.Connection, entity_id: int, view: View, depth: int
-) -> list[tuple[int, float, float]]:
+def _facts_of(conn: Conn, entity_id: int, view: View, depth: int) -> list[tuple[int, float, float]]:
     where, params = view.sql()
     return conn.execute(
         f"""SELECT f.rowid, f.trust, f.confidence FROM chronomem_fact_entities fe
@@ -252,7 +195,7 @@ def _facts_of(
 
 
 def _by_entities(
-    conn: sqlite3.Connection, weighted: Mapping[int, float], view: View, depth: int, meta: Meta
+    conn: Conn, weighted: Mapping[int, float], view: View, depth: int, meta: Meta
 ) -> Ranking:
     scores: dict[int, float] = defaultdict(float)
     for entity_id, weight in weighted.items():
@@ -263,7 +206,7 @@ def _by_entities(
     return [(r, scores[r]) for r in ranked[:CHANNEL_DEPTH]]
 
 
-def _neighbours(conn: sqlite3.Connection, named: Mapping[int, float]) -> dict[int, float]:
+def _neighbours(conn: Conn, named: Mapping[int, float]) -> dict[int, float]:
     """Entities one hop from the query's, weighted by link weight times the query weight."""
     if not named:
         return {}
@@ -273,7 +216,7 @@ def _neighbours(conn: sqlite3.Connection, named: Mapping[int, float]) -> dict[in
     # costs no more than one with five.
     per_source = " UNION ALL ".join(
         f"""SELECT * FROM (SELECT src, dst, weight FROM chronomem_entity_links
-            WHERE src = ? AND dst NOT IN ({marks}) ORDER BY weight DESC LIMIT {NEIGHBOURS})"""
+            WHERE src = ? AND dst NOT IN ({marks}) ORDER BY weight DESC LIMIT {NEIGHBOURS}) AS s"""
         for _ in ids
     )
     rows = conn.execute(per_source, [x for src in ids for x in (src, *ids)]).fetchall()
@@ -284,7 +227,7 @@ def _neighbours(conn: sqlite3.Connection, named: Mapping[int, float]) -> dict[in
     return {e: hops[e] for e in best}
 
 
-def _specific(conn: sqlite3.Connection, owner: str, named: Mapping[int, float]) -> dict[int, float]:
+def _specific(conn: Conn, owner: str, named: Mapping[int, float]) -> dict[int, float]:
     """The named entities specific enough to count, their weight scaled by specificity.
 
     Specificity is an entity's IDF relative to a unique entity's: 1.0 for an entity on one
@@ -305,7 +248,7 @@ def _specific(conn: sqlite3.Connection, owner: str, named: Mapping[int, float]) 
     for entity_id, weight in named.items():
         (facts,) = conn.execute(
             """SELECT count(*) FROM (SELECT 1 FROM chronomem_fact_entities
-               WHERE entity_id = ? LIMIT ?)""",
+               WHERE entity_id = ? LIMIT ?) AS s""",
             (entity_id, probe),
         ).fetchone()
         specificity = math.log(1.0 + (n - facts + 0.5) / (facts + 0.5)) / unique
@@ -315,7 +258,7 @@ def _specific(conn: sqlite3.Connection, owner: str, named: Mapping[int, float]) 
 
 
 def channel_ranks(
-    conn: sqlite3.Connection,
+    conn: Conn,
     query: str,
     view: View,
     params: LexicalParams,
@@ -360,7 +303,7 @@ def _competition_ranks(ranking: Ranking) -> Iterator[tuple[int, int]]:
 
 
 def fuse(
-    conn: sqlite3.Connection,
+    conn: Conn,
     query: str,
     view: View,
     weights: Mapping[str, float],

@@ -15,6 +15,7 @@ from chronica.stores.sqlite import integrity_problems
 
 from ._errors import DatabaseError
 from ._lexindex import index_document
+from ._sqlite_dialect import SQLiteConnection
 
 __all__ = ["SCHEMA_VERSION", "check_file", "check_integrity", "check_tables", "migrate"]
 
@@ -102,7 +103,7 @@ CREATE TABLE chronomem_speakers (
 """
 
 
-def _reindex_facts(conn: sqlite3.Connection) -> None:
+def _reindex_facts(conn: SQLiteConnection) -> None:
     """Move every version-1 fact into the new lexical index, then drop the old one."""
     for rowid, owner, content in conn.execute(
         "SELECT rowid, owner, content FROM chronomem_facts ORDER BY rowid"
@@ -111,8 +112,8 @@ def _reindex_facts(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE chronomem_fts")
 
 
-def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
-    def run(conn: sqlite3.Connection) -> None:
+def _script(sql: str) -> Callable[[SQLiteConnection], None]:
+    def run(conn: SQLiteConnection) -> None:
         for statement in sql.split(";\n"):
             if statement.strip():
                 conn.execute(statement)
@@ -120,12 +121,12 @@ def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
     return run
 
 
-def _v2(conn: sqlite3.Connection) -> None:
+def _v2(conn: SQLiteConnection) -> None:
     _script(_V2)(conn)
     _reindex_facts(conn)
 
 
-def _v3(conn: sqlite3.Connection) -> None:
+def _v3(conn: SQLiteConnection) -> None:
     """Entity keys fold punctuation next to a model code (``ThinkPad-T14``); speakers are keyed
     the same way; claims are read by the current claim reader."""
     from ._contradictions import reparse_claims
@@ -145,7 +146,7 @@ def _v3(conn: sqlite3.Connection) -> None:
 
 
 # Index i holds the step that takes the schema from version i to i + 1.
-_MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_script(_V1), _v2, _v3)
+_MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (_script(_V1), _v2, _v3)
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 
@@ -163,7 +164,7 @@ def check_file(path: str) -> None:
         raise DatabaseError(f"{path!r} is a directory, not a SQLite file")
 
 
-def check_tables(conn: sqlite3.Connection, path: str) -> int:
+def check_tables(conn: SQLiteConnection, path: str) -> int:
     """Refuse a file that is not SQLite, a foreign database (tables, none of ours or
     chronica's) or a newer schema; returns the file's chronomem schema version (0: none yet)."""
     try:
@@ -183,7 +184,7 @@ def check_tables(conn: sqlite3.Connection, path: str) -> int:
     return version
 
 
-def check_integrity(conn: sqlite3.Connection, path: str) -> None:
+def check_integrity(conn: SQLiteConnection, path: str) -> None:
     """Refuse a damaged file before chronomem's first write to it, leaving it untouched.
 
     A corrupt file can still open and answer simple queries; switching it to WAL rewrites its
@@ -199,12 +200,12 @@ def check_integrity(conn: sqlite3.Connection, path: str) -> None:
         )
 
 
-def _version(conn: sqlite3.Connection) -> int:
+def _version(conn: SQLiteConnection) -> int:
     row = conn.execute("SELECT max(version) FROM chronomem_schema").fetchone()
     return int(row[0]) if row and row[0] is not None else 0
 
 
-def migrate(conn: sqlite3.Connection) -> None:
+def migrate(conn: SQLiteConnection) -> None:
     """Bring chronomem's tables to ``SCHEMA_VERSION`` inside the caller's write transaction."""
     conn.execute("CREATE TABLE IF NOT EXISTS chronomem_schema (version INTEGER NOT NULL)")
     version = _version(conn)

@@ -68,6 +68,9 @@ def index_turns(mem: ChronoMem, session: str, turns: Iterable[Turn]) -> int:
     ]
     added = 0
     with mem._db.write() as conn:
+        # Racing indexers of one session (several processes on PostgreSQL) take turns here,
+        # so each sees what the other stored.
+        conn.dialect.lock_session(conn, mem.owner, session)
         indexed = {
             row[0]
             for row in conn.execute(

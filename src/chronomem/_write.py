@@ -9,12 +9,12 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass
 
 from ._contradictions import conflicting_ids, parse_claim
+from ._dialect import Conn
 from ._entities import entity_key, extract_entities
 from ._lexindex import index_document
 from ._model import FactId
@@ -80,33 +80,35 @@ def prepare(data: FactInput) -> Prepared:
     )
 
 
-def _entity_ids(conn: sqlite3.Connection, owner: str, p: Prepared) -> list[int]:
+def _entity_ids(conn: Conn, owner: str, p: Prepared) -> list[int]:
     """Ids of the fact's entities, creating new ones; a caller's spelling renames an entity.
 
     Known entities are looked up, not upserted: an upsert rewrites the row (and dirties its
     page in the WAL) even when nothing changes, which serial writes pay for on every commit.
+    Entities are visited in key order, so concurrent writers (on PostgreSQL) lock them in one
+    order; a writer that loses the race to create one reads the winner's row.
     """
-    ids = []
-    for name, key in zip(p.names, p.keys, strict=True):
-        row = conn.execute(
-            "SELECT id, name FROM chronomem_entities WHERE owner = ? AND key = ?", (owner, key)
-        ).fetchone()
+    ids: dict[str, int] = {}
+    for key, name in sorted(zip(p.keys, p.names, strict=True)):
+        find = "SELECT id, name FROM chronomem_entities WHERE owner = ? AND key = ?"
+        row = conn.execute(find, (owner, key)).fetchone()
         if row is None:
-            cur = conn.execute(
-                "INSERT INTO chronomem_entities (owner, key, name) VALUES (?, ?, ?)",
-                (owner, key, name),
+            row = (
+                conn.execute(
+                    """INSERT INTO chronomem_entities (owner, key, name) VALUES (?, ?, ?)
+                   ON CONFLICT (owner, key) DO NOTHING RETURNING id, name""",
+                    (owner, key, name),
+                ).fetchone()
+                or conn.execute(find, (owner, key)).fetchone()
             )
-            assert cur.lastrowid is not None  # always set after a one-row INSERT
-            ids.append(cur.lastrowid)
-            continue
         if p.caller_named and row[1] != name:
             conn.execute("UPDATE chronomem_entities SET name = ? WHERE id = ?", (name, row[0]))
-        ids.append(int(row[0]))
-    return ids
+        ids[key] = int(row[0])
+    return [ids[key] for key in p.keys]
 
 
 def insert_fact(
-    conn: sqlite3.Connection,
+    conn: Conn,
     owner: str,
     p: Prepared,
     *,
@@ -133,7 +135,7 @@ def insert_fact(
         """INSERT INTO chronomem_facts (id, owner, content, category, trust, confidence, source,
                metadata, entities, terms, attr, value, system_time, valid_from, valid_until,
                invalidated_at, superseded_by, forgotten, forget_reason)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid""",
         (
             fid, owner, d.content, d.category, d.trust, d.confidence, d.source, d.metadata,
             json.dumps(p.names, ensure_ascii=False), p.terms, attr, value, system_time,
@@ -141,8 +143,7 @@ def insert_fact(
             valid_until, invalidated_at, superseded_by, int(forgotten), reason,
         ),
     )  # fmt: skip
-    rowid = cur.lastrowid
-    assert rowid is not None  # always set after a one-row INSERT
+    rowid = int(cur.fetchone()[0])
     index_document(conn, owner, "fact", rowid, d.content)
     conn.executemany(
         "INSERT INTO chronomem_fact_entities (entity_id, fact_rowid) VALUES (?, ?)",
@@ -151,7 +152,8 @@ def insert_fact(
     if len(entity_ids) > 1:
         conn.executemany(
             """INSERT INTO chronomem_entity_links (src, dst, weight) VALUES (?, ?, 1.0)
-               ON CONFLICT (src, dst) DO UPDATE SET weight = weight + 1.0""",
-            list(itertools.permutations(entity_ids, 2)),
+               ON CONFLICT (src, dst) DO UPDATE SET weight = chronomem_entity_links.weight + 1.0""",
+            # In one order for every writer (see _entity_ids).
+            list(itertools.permutations(sorted(entity_ids), 2)),
         )
     return FactId(fid, contradicts)

@@ -9,6 +9,7 @@ import pytest
 from chronomem import ChronoMem
 from chronomem._contradictions import parse_claim, values_conflict
 from chronomem._entities import extract_entities
+from tests.chronomem.backends import sqlite_connection
 
 from .contradiction_pairs import HELD_OUT, NAMED, PAIRS, Pair, evaluate, judge, kinds
 
@@ -207,7 +208,7 @@ def test_reparse_moves_old_claims_to_the_current_reader(mem: ChronoMem) -> None:
     docker = mem.remember("Alice uses Docker", category="tools")
     berlin = mem.remember("Ardian lives in Berlin")
     paris = mem.remember("Ardian lives in Paris")
-    conn = mem._db.conn  # white-box: write the claims as the previous reader stored them
+    conn = sqlite_connection(mem)  # white-box: write the claims as the previous reader stored them
     old: dict[str, tuple[str | None, str | None]] = {vim: ("alice|use", "vim")}
     old |= {docker: ("alice|use", "docker")}
     old |= {berlin: (None, None), paris: (None, None)}

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chronomem._entities import entity_key, extract_entities
+from tests.chronomem.backends import sqlite_connection
 
 
 @pytest.mark.parametrize(
@@ -61,7 +62,7 @@ def test_entities_sharing_a_fact_are_linked() -> None:
     with ChronoMem(":memory:") as mem:
         mem.remember("Alice Smith manages Project Falcon")
         mem.remember("Alice Smith manages Project Falcon again")
-        conn = mem._db.conn  # white-box: the link weight counts co-occurring facts
+        conn = sqlite_connection(mem)  # white-box: the link weight counts co-occurring facts
         rows = conn.execute("SELECT weight FROM chronomem_entity_links").fetchall()
         assert sorted(r[0] for r in rows) == [2.0, 2.0]
 
@@ -153,7 +154,7 @@ def test_rekey_merges_entities_an_old_key_kept_apart(monkeypatch: pytest.MonkeyP
             b = mem.remember("ThinkPad-T14 battery is weak", entities=["ThinkPad-T14", "Alice"])
             c = mem.remember("thinkpad_t14 dock ordered", entities=["thinkpad_t14", "Bob"])
             d = mem.remember("Alice's desk is by the window", entities=["Alice's"])
-        conn = mem._db.conn  # white-box: the migration step works on the tables
+        conn = sqlite_connection(mem)  # white-box: the migration step works on the tables
         assert conn.execute("SELECT count(*) FROM chronomem_entities").fetchone()[0] == 5
         assert [f["id"] for f in mem.timeline("ThinkPad T14")] == [a]
         with mem._db.write() as w:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from chronomem import ChronoMem, estimate_tokens
 from chronomem._retrieval import CHANNEL_DEPTH, RRF_K
+from tests.chronomem.backends import sqlite_connection
 
 
 @pytest.fixture(scope="module")
@@ -143,11 +144,11 @@ def _vm_steps(mem: ChronoMem, query: str) -> int:
         steps += 1
         return 0
 
-    mem._db.conn.set_progress_handler(tick, 100)
+    sqlite_connection(mem).set_progress_handler(tick, 100)
     try:
         mem.recall(query, limit=10)
     finally:
-        mem._db.conn.set_progress_handler(None, 0)
+        sqlite_connection(mem).set_progress_handler(None, 0)
     return steps
 
 

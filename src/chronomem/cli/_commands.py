@@ -20,7 +20,7 @@ from chronomem import ChronoMem
 from chronomem._isotime import parse_time
 
 from . import _output as show
-from ._config import resolve_db, resolve_owner
+from ._config import Target, open_session_store, resolve_db, resolve_owner
 
 __all__ = [
     "EXIT_EMPTY",
@@ -53,11 +53,11 @@ class NotFound(Exception):
     """What the user asked about does not exist (exit code 1)."""
 
 
-def _db_path(args: argparse.Namespace) -> Path:
-    """The memory file; a command that only reads (or changes an existing fact) must find it
-    there, and creates neither the file nor its folder."""
+def _db_path(args: argparse.Namespace) -> Target:
+    """The memory file (or PostgreSQL DSN); a command that only reads (or changes an existing
+    fact) must find a file there, and creates neither the file nor its folder."""
     path = resolve_db(args.db, os.environ, create=args.creates)
-    if not args.creates and not path.exists():
+    if not args.creates and isinstance(path, Path) and not path.exists():
         raise NotFound(f"{path}: not found (no memory there yet; 'chronomem remember' makes one)")
     return path
 
@@ -201,11 +201,9 @@ def cmd_contradictions(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from chronica.stores.sqlite import SQLiteStore
-
     with _memory(args) as memory:
         stats: dict[str, object] = dict(memory.stats())
-    with contextlib.closing(SQLiteStore(_db_path(args))) as store:
+    with contextlib.closing(open_session_store(_db_path(args))) as store:
         mine = [c for c in store.chronica() if c.owner_id == _owner(args)]
         stats["sessions"] = len(mine)
         stats["acta"] = sum(len(store.acta(c.id, owner_id=c.owner_id)) for c in mine)
@@ -217,14 +215,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from chronica.stores.sqlite import SQLiteStore
-
     from ._transfer import export_lines
 
     records = -2  # header and trailer are not records
     with (
         _memory(args) as memory,
-        contextlib.closing(SQLiteStore(_db_path(args))) as store,
+        contextlib.closing(open_session_store(_db_path(args))) as store,
         _output(args.file) as out,
     ):
         for line in export_lines(memory, store, _owner(args)):
@@ -235,8 +231,6 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from chronica.stores.sqlite import SQLiteStore
-
     from ._transfer import read_export, restore
 
     with sys.stdin.buffer if args.file == "-" else open(args.file, "rb") as source:
@@ -247,7 +241,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"chronomem import: warning: {loaded.warning}", file=sys.stderr)
     facts = acta = 0
     if loaded.count:  # nothing to write: no file to create either
-        with _memory(args) as memory, contextlib.closing(SQLiteStore(_db_path(args))) as store:
+        with (
+            _memory(args) as memory,
+            contextlib.closing(open_session_store(_db_path(args))) as store,
+        ):
             facts, acta = restore(loaded, memory, store)
     result = {"facts": facts, "sessions": len(loaded.chronica), "acta": acta}
     if args.json:

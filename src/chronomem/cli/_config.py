@@ -11,8 +11,27 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["DEFAULT_DB", "DEFAULT_OWNER", "make_private_folders", "resolve_db", "resolve_owner"]
+if TYPE_CHECKING:
+    from chronica.stores.postgres import PostgresStore
+    from chronica.stores.sqlite import SQLiteStore
+
+__all__ = [
+    "DEFAULT_DB",
+    "DEFAULT_OWNER",
+    "Target",
+    "is_dsn",
+    "make_private_folders",
+    "open_session_store",
+    "resolve_db",
+    "resolve_owner",
+]
+
+Target = Path | str
+"""A SQLite file (a ``Path``), or a PostgreSQL database (a ``postgresql://`` DSN)."""
+
+_DSN_PREFIXES = ("postgresql://", "postgres://")
 
 DEFAULT_DB = "~/.chronomem/memory.db"
 """Where the command line and the server keep the memory unless told otherwise."""
@@ -22,15 +41,23 @@ DEFAULT_OWNER = "default"
 fact written from Python is found by the command line and the server on the same file."""
 
 
+def is_dsn(value: object) -> bool:
+    """Whether ``value`` is a PostgreSQL URL rather than a file name."""
+    return isinstance(value, str) and value.startswith(_DSN_PREFIXES)
+
+
 def resolve_db(
     value: str | os.PathLike[str] | None, environ: Mapping[str, str], *, create: bool = False
-) -> Path:
-    """The database path: flag, then ``CHRONOMEM_DB``, then the default.
+) -> Target:
+    """The database: flag, then ``CHRONOMEM_DB``, then the default; a file path, or a
+    ``postgresql://`` DSN kept as it was given.
 
-    Only a caller that writes passes ``create``, which makes the missing folders (private to
-    the user: a memory is personal); reading never creates anything.
+    Only a caller that writes passes ``create``, which makes a file's missing folders
+    (private to the user: a memory is personal); reading never creates anything.
     """
     raw = value if value is not None else environ.get("CHRONOMEM_DB") or DEFAULT_DB
+    if is_dsn(raw):
+        return str(raw)
     path = Path(os.path.expanduser(os.fspath(raw)))
     if create:
         make_private_folders(path.parent)
@@ -56,3 +83,15 @@ def make_private_folders(folder: Path) -> None:
 def resolve_owner(value: str | None, environ: Mapping[str, str]) -> str:
     """The owner: flag, then ``CHRONOMEM_OWNER``, then the library's default owner."""
     return value or environ.get("CHRONOMEM_OWNER") or DEFAULT_OWNER
+
+
+def open_session_store(db: Target) -> SQLiteStore | PostgresStore:
+    """chronica's store on the same database as the memory: the file itself, or the same
+    PostgreSQL database (chronica's tables in its own ``chronica`` schema)."""
+    if isinstance(db, str):
+        from chronica.stores.postgres import PostgresStore
+
+        return PostgresStore(db)
+    from chronica.stores.sqlite import SQLiteStore
+
+    return SQLiteStore(db)

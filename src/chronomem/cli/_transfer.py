@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chronica import ChronicaError, Chronicarius
 from chronica.stores.sqlite import SQLiteStore, restore_batch
 from chronomem import ChronoMem
+from chronomem._dialect import Conn
 
 from ._format import (
     ExportFormatError,
@@ -27,6 +28,11 @@ from ._format import (
 )
 from ._output import Progress
 
+if TYPE_CHECKING:
+    from chronica.stores.postgres import PostgresStore
+
+    Store = SQLiteStore | PostgresStore
+
 __all__ = [
     "ExportFormatError",
     "Loaded",
@@ -36,12 +42,12 @@ __all__ = [
 ]
 
 
-def export_lines(memory: ChronoMem, store: SQLiteStore, owner: str) -> Iterator[bytes]:
+def export_lines(memory: ChronoMem, store: Store, owner: str) -> Iterator[bytes]:
     """Every line of the export of ``owner``'s facts and sessions, trailer last."""
     return written_lines(owner, _records(memory, store, owner))
 
 
-def _records(memory: ChronoMem, store: SQLiteStore, owner: str) -> Iterator[tuple[str, Any]]:
+def _records(memory: ChronoMem, store: Store, owner: str) -> Iterator[tuple[str, Any]]:
     for fact in memory.export_facts():
         yield "fact", fact
     for chronicum in store.chronica():
@@ -52,32 +58,45 @@ def _records(memory: ChronoMem, store: SQLiteStore, owner: str) -> Iterator[tupl
             yield "actum", actum_record(actum)
 
 
-def restore(loaded: Loaded, memory: ChronoMem, store: SQLiteStore) -> tuple[int, int]:
+def restore(loaded: Loaded, memory: ChronoMem, store: Store) -> tuple[int, int]:
     """Write what :func:`read_export` read; returns (facts inserted, acta newly stored).
 
     Every record was checked while reading (by the memory's and chronica's own rules); the
     sessions are checked once more as one batch (no ID twice) before anything is written.
-    Facts and sessions live in one file and are written in one transaction: all of the
+    In one SQLite file, facts and sessions are written in one transaction: all of the
     import, or (on anything only the write can find: an actum ID another owner's session
-    holds, a full disk) none of it. What the file already holds is skipped, so importing one
-    export twice changes nothing.
+    holds, a full disk) none of it. On PostgreSQL they live in two schemas with a pool each,
+    so the sessions are restored first (one transaction), then the facts (another); a failed
+    import leaves at most the sessions, and running it again completes it. What the database
+    already holds is skipped, so importing one export twice changes nothing.
     """
-    if not os.path.samefile(memory.path, store.path):
-        raise ExportFormatError("facts and sessions must be imported into one file")
     owner = memory.owner
     acta = [a for c in loaded.chronica for a in loaded.acta[c.id]]
+    chronicarius = Chronicarius(store)
     try:
-        batch = Chronicarius(store).check_restore(owner, loaded.chronica, acta)
+        batch = chronicarius.check_restore(owner, loaded.chronica, acta)
     except ChronicaError as e:
         raise ExportFormatError(f"the sessions cannot be restored: {e}") from e
+    if not isinstance(store, SQLiteStore):
+        Progress("restoring", 1).note(
+            f"writing {len(loaded.chronica):,} sessions, then {len(loaded.facts):,} facts..."
+        )
+        try:
+            stored = chronicarius.restore(owner, loaded.chronica, acta) if batch.chronica else 0
+            return memory.import_facts(loaded.facts), stored
+        except ChronicaError as e:
+            raise ExportFormatError(f"the import stopped: {e}") from e
+    if not os.path.samefile(memory.path, store.path):
+        raise ExportFormatError("facts and sessions must be imported into one file")
     Progress("restoring", 1).note(
         f"writing {len(loaded.facts):,} facts and {len(loaded.chronica):,} sessions "
         "in one transaction..."
     )
     stored = 0
 
-    def sessions(conn: sqlite3.Connection) -> None:
+    def sessions(conn: Conn) -> None:
         nonlocal stored
+        assert isinstance(conn, sqlite3.Connection)  # a SQLite memory: samefile said so
         stored = restore_batch(conn, batch)
 
     try:

@@ -23,9 +23,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from chronica import ChronicaError
-from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem, ChronoMemError
-from chronomem.cli._config import DEFAULT_DB
+from chronomem.cli._config import DEFAULT_DB, open_session_store
 
 from ._config import ServerConfig, ServerConfigError, add_server_arguments, config_from_args
 
@@ -99,4 +98,4 @@ def _check_database(config: ServerConfig) -> None:
     """Open and close the file once, so a foreign or too-new file is a clear message at
     start rather than a traceback from inside the SDK's lifespan."""
     ChronoMem(config.db, owner=config.owner).close()
-    SQLiteStore(config.db).close()
+    open_session_store(config.db).close()

@@ -12,11 +12,10 @@ import ipaddress
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from chronomem import ChronoMemError
-from chronomem.cli._config import DEFAULT_DB, DEFAULT_OWNER, resolve_db, resolve_owner
+from chronomem.cli._config import DEFAULT_DB, DEFAULT_OWNER, Target, resolve_db, resolve_owner
 
 __all__ = [
     "DEFAULT_MAX_SESSIONS",
@@ -61,7 +60,7 @@ class ServerConfigError(ChronoMemError, ValueError):
 class ServerConfig:
     """Everything the server needs to start; built from flags and environment."""
 
-    db: Path
+    db: Target
     owner: str
     http: tuple[str, int] | None = None
     token: str | None = None
@@ -110,7 +109,10 @@ def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the flags of ``chronomem serve`` / ``python -m chronomem.server`` to ``parser``."""
-    parser.add_argument("--db", help=f"SQLite file (env CHRONOMEM_DB, default {DEFAULT_DB})")
+    parser.add_argument(
+        "--db",
+        help=f"SQLite file or postgresql:// DSN (env CHRONOMEM_DB, default {DEFAULT_DB})",
+    )
     parser.add_argument(
         "--owner", help=f"whose memory this is (env CHRONOMEM_OWNER, default {DEFAULT_OWNER!r})"
     )

@@ -14,6 +14,10 @@ reads would avoid even that; it is safe since ``chronomem._schema.check_file`` s
 the database file itself.) chronica's ``SQLiteStore`` pools one
 connection per thread, so its reads never queue behind its writes. In WAL mode a read never
 waits for a writer.
+
+On PostgreSQL (``--db postgresql://...``) the memory and ``PostgresStore`` each keep a pool of
+connections and the server takes row locks, not a database lock: writes run side by side, on
+as many threads as reads, and there is no probe.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -32,6 +36,10 @@ import anyio.to_thread
 from chronica import Chronicarius
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
+from chronomem.cli._config import Target, open_session_store
+
+if TYPE_CHECKING:
+    from chronica.stores.postgres import PostgresStore
 
 __all__ = ["MAX_READ_THREADS", "State", "open_state"]
 
@@ -51,9 +59,9 @@ class State:
     owner: str
     memory: ChronoMem
     chronicarius: Chronicarius
-    store: SQLiteStore
-    probe: sqlite3.Connection
-    """Waits for SQLite's write lock outside the memory's connection lock."""
+    store: SQLiteStore | PostgresStore
+    probe: sqlite3.Connection | None
+    """Waits for SQLite's write lock outside the memory's connection lock (SQLite only)."""
     writes: anyio.CapacityLimiter
     reads: anyio.CapacityLimiter
     _probe_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -67,6 +75,8 @@ class State:
         return await anyio.to_thread.run_sync(work, self, limiter=self.reads)
 
     def _write(self, work: Callable[[State], T]) -> T:
+        if self.probe is None:
+            return work(self)
         with self._probe_lock, contextlib.suppress(sqlite3.Error):
             # Errors are the write's to report: if the lock cannot be had, the memory's own
             # attempt fails with the library's readable error.
@@ -79,24 +89,31 @@ class State:
         with contextlib.ExitStack() as stack:
             stack.callback(self.memory.close)
             stack.callback(self.store.close)
-            stack.callback(self.probe.close)
+            if self.probe is not None:
+                stack.callback(self.probe.close)
 
 
-def _open(db: Path, owner: str) -> tuple[ChronoMem, SQLiteStore, sqlite3.Connection]:
+def _open(
+    db: Target, owner: str
+) -> tuple[ChronoMem, SQLiteStore | PostgresStore, sqlite3.Connection | None]:
     with contextlib.ExitStack() as opened:
         memory = opened.enter_context(ChronoMem(db, owner=owner))
-        store = opened.enter_context(SQLiteStore(db))
-        # Opened by SQLite itself (never a plain open() of the file): SQLite keeps one set of
-        # file locks per process, and closing any other handle to the file would drop them.
-        probe = sqlite3.connect(
-            db, timeout=_LOCK_WAIT_SECONDS, isolation_level=None, check_same_thread=False
-        )
-        opened.pop_all()  # all three opened: the state owns them now
+        store = open_session_store(db)
+        opened.callback(store.close)
+        probe = None
+        if isinstance(db, Path):
+            # Opened by SQLite itself (never a plain open() of the file): SQLite keeps one set
+            # of file locks per process, and closing any other handle to the file would drop
+            # them.
+            probe = sqlite3.connect(
+                db, timeout=_LOCK_WAIT_SECONDS, isolation_level=None, check_same_thread=False
+            )
+        opened.pop_all()  # all opened: the state owns them now
     return memory, store, probe
 
 
-async def open_state(db: Path, owner: str) -> State:
-    """Open the file in a worker thread (opening may wait for a lock or migrate the schema)."""
+async def open_state(db: Target, owner: str) -> State:
+    """Open the database in a worker thread (opening may wait for a lock or migrate it)."""
     memory, store, probe = await anyio.to_thread.run_sync(_open, db, owner)
     return State(
         owner=owner,
@@ -104,8 +121,9 @@ async def open_state(db: Path, owner: str) -> State:
         chronicarius=Chronicarius(store),
         store=store,
         probe=probe,
-        # One writer thread: writes queue on SQLite's one write lock anyway, and the probe
-        # and the memory's connection serve one thread at a time.
-        writes=anyio.CapacityLimiter(1),
+        # On SQLite one writer thread: writes queue on its one write lock anyway, and the
+        # probe and the memory's connection serve one thread at a time. PostgreSQL takes
+        # row locks, so its writes get as many threads as reads.
+        writes=anyio.CapacityLimiter(1 if probe is not None else MAX_READ_THREADS),
         reads=anyio.CapacityLimiter(MAX_READ_THREADS),
     )

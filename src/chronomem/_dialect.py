@@ -1,0 +1,100 @@
+"""What chronomem needs from a database connection, and where the two engines differ.
+
+Almost every statement chronomem runs is the same SQL on SQLite and PostgreSQL (``?``
+placeholders; the PostgreSQL connection translates them). What cannot be shared lives behind a
+:class:`Dialect`, one module per engine (``_sqlite_dialect.py``, ``_postgres_dialect.py``):
+
+* the lexical index: SQLite keeps postings in FTS5, PostgreSQL in a B-tree of
+  ``(owner, term, rowid)``; either way chronomem scores candidates itself (``_lexical.py``),
+  so the ranking never depends on an engine's scoring function;
+* the per-owner term statistics: one row per term on SQLite, whose writes are serial anyway;
+  a few shards per term on PostgreSQL, so concurrent writers do not queue on one counter row;
+* row locks for ``supersede``/``forget`` and a per-session lock for an episode's position,
+  which SQLite's single writer makes unnecessary.
+
+Every connection carries its dialect (``conn.dialect``), so code deep in a write path picks
+the right statements without being told which engine it runs on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Protocol
+
+__all__ = ["Conn", "Cursor", "Dialect", "PoolColumns"]
+
+
+class Cursor(Protocol):
+    """The part of a DB-API cursor chronomem reads: rows as tuples."""
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Conn(Protocol):
+    """A connection inside one of chronomem's transactions."""
+
+    @property
+    def dialect(self) -> Dialect: ...
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Cursor: ...
+
+    def executemany(self, sql: str, seq_of_parameters: Iterable[Sequence[Any]], /) -> Any: ...
+
+
+PoolColumns = """f.rowid, f.speaker, f.valid_from, f.trust, f.confidence, f.kind, f.terms,
+    chronomem_lex.body, chronomem_lex.ctx1, chronomem_lex.ctx2"""
+"""What the lexical pool reads of a candidate: its facts row and its three stored columns."""
+
+
+class Dialect(Protocol):
+    """The statements that differ between engines; every method runs in the caller's
+    transaction."""
+
+    name: str
+    for_update: str
+    """Appended to a SELECT that reads a row it is about to change ("" where writes are
+    serial)."""
+    null_safe_equal: str
+    """The operator that compares with NULL as a value (``IS`` / ``IS NOT DISTINCT FROM``)."""
+
+    def json_array(self, column: str) -> str:
+        """An aggregate gathering ``column`` into a JSON array, as text."""
+        ...
+
+    def lock_session(self, conn: Conn, owner: str, session: str) -> None:
+        """Hold the lock that orders appends to one episode session until commit."""
+        ...
+
+    def index_terms(
+        self, conn: Conn, owner: str, kind: str, rowid: int, columns: Sequence[str], length: float
+    ) -> None:
+        """Store an item's three columns of terms, its postings and the owner's statistics."""
+        ...
+
+    def term_statistics(
+        self, conn: Conn, owner: str, terms: Sequence[str]
+    ) -> tuple[dict[str, int], tuple[int, float]]:
+        """The owner's document frequency of each term, and (items, total length)."""
+        ...
+
+    def pool_any(
+        self, conn: Conn, owner: str, terms: Sequence[str], where: str, params: Sequence[object]
+    ) -> list[tuple[Any, ...]]:
+        """:data:`PoolColumns` of every item holding any of ``terms`` that passes ``where``."""
+        ...
+
+    def pool_newest(
+        self,
+        conn: Conn,
+        owner: str,
+        terms: Sequence[str],
+        where: str,
+        params: Sequence[object],
+        depth: int,
+    ) -> list[tuple[Any, ...]]:
+        """:data:`PoolColumns` of the ``depth`` newest such items, newest first."""
+        ...

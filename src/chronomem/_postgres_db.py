@@ -1,0 +1,173 @@
+"""A pool of PostgreSQL connections for one :class:`~chronomem.ChronoMem`.
+
+The only chronomem module that imports psycopg (the ``postgres`` extra). It offers what
+``_db.Database`` offers on SQLite: ``write()`` and ``read()`` transactions that yield a
+connection speaking chronomem's ``?`` statements, and errors translated to
+:class:`~chronomem.DatabaseError`.
+
+Concurrency is the server's: a write is a READ COMMITTED transaction on its own pooled
+connection, serialised against other writers only where they touch the same rows (the fact a
+``supersede`` ends is locked ``FOR UPDATE``); a read is a REPEATABLE READ, READ ONLY
+transaction, one snapshot across its statements, and never waits for a writer. Threads share
+the pool; each borrows a connection for one transaction.
+
+Durability is the server's too: with ``synchronous_commit = on`` (PostgreSQL's default) an
+acknowledged write survives a crash or power loss of the server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import psycopg
+import psycopg.conninfo
+import psycopg_pool
+
+from ._dialect import Dialect
+from ._errors import DatabaseError, InvalidFactError
+from ._postgres_dialect import POSTGRES
+from ._postgres_schema import SCHEMA_VERSION, migrate, quoted_schema
+
+__all__ = ["PostgresDatabase", "is_dsn"]
+
+_DSN_PREFIXES = ("postgresql://", "postgres://")
+_POOL_TIMEOUT_SECONDS = 60.0
+
+
+def is_dsn(target: object) -> bool:
+    """Whether ``target`` names a PostgreSQL database (a URL DSN or a pool) rather than a file."""
+    if isinstance(target, psycopg_pool.ConnectionPool):
+        return True
+    return isinstance(target, str) and target.startswith(_DSN_PREFIXES)
+
+
+@functools.lru_cache(maxsize=1024)
+def _translate(sql: str) -> str:
+    # chronomem's statements use "?"; psycopg takes "%s", and a literal "%" must be doubled.
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class PostgresConnection:
+    """A psycopg connection inside one transaction, speaking chronomem's statements."""
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self._conn = conn
+
+    @property
+    def dialect(self) -> Dialect:
+        """PostgreSQL's statements."""
+        return POSTGRES
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> psycopg.Cursor[Any]:
+        """Run one statement; its rows are tuples."""
+        return self._conn.execute(_translate(sql), parameters)
+
+    def executemany(self, sql: str, seq_of_parameters: Iterable[Sequence[Any]], /) -> None:
+        """Run one statement per parameter row (pipelined by psycopg)."""
+        rows = list(seq_of_parameters)
+        if rows:
+            with self._conn.cursor() as cur:
+                cur.executemany(_translate(sql), rows)
+
+
+def _redacted(dsn: str) -> str:
+    """The DSN without its password, for ``path`` and error messages."""
+    try:
+        parts = psycopg.conninfo.conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:
+        return "postgresql://(unparsable DSN)"
+    user = parts.get("user")
+    host = str(parts.get("host") or "localhost")
+    port = f":{parts['port']}" if parts.get("port") else ""
+    where = (
+        f"/{parts.get('dbname') or ''}?host={host}"
+        if host.startswith("/")
+        else (f"{host}{port}/{parts.get('dbname') or ''}")
+    )
+    return f"postgresql://{f'{user}@' if user else ''}{where}"
+
+
+class PostgresDatabase:
+    """A pool (owned, from a DSN, or borrowed) and chronomem's tables in ``schema``."""
+
+    dialect: Dialect = POSTGRES
+    schema_version = SCHEMA_VERSION
+
+    def __init__(
+        self,
+        target: str | psycopg_pool.ConnectionPool,
+        *,
+        schema: str = "chronomem",
+        max_size: int = 10,
+    ) -> None:
+        self._quoted = quoted_schema(schema)
+        self.schema = schema
+        if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
+            raise InvalidFactError("max_size", "must be an int >= 1")
+        if isinstance(target, psycopg_pool.ConnectionPool):
+            self._pool, self._owns_pool = target, False
+            self.path = f"{target.name} (a borrowed pool), schema {schema}"
+            with self.write() as conn:
+                migrate(conn, schema)
+            return
+        if not isinstance(target, str):
+            raise InvalidFactError("path", "must be a file path, a DSN or a ConnectionPool")
+        self.path = f"{_redacted(target)}, schema {schema}"
+        options = {"autocommit": True, "options": f"-c search_path={self._quoted}"}
+        self._migrate_direct(target, options)
+        self._pool = psycopg_pool.ConnectionPool(
+            target,
+            min_size=1,
+            max_size=max_size,
+            kwargs=options,
+            timeout=_POOL_TIMEOUT_SECONDS,
+            open=True,
+            name=f"chronomem-{schema}",
+        )
+        self._owns_pool = True
+
+    def _migrate_direct(self, dsn: str, options: dict[str, Any]) -> None:
+        """Connect once before opening the pool: a wrong DSN or a server that is down is a
+        clear error now, not a pool timeout a minute later."""
+        try:
+            with psycopg.connect(dsn, connect_timeout=10, **options) as raw, raw.transaction():
+                migrate(PostgresConnection(raw), self.schema)
+        except psycopg.Error as e:
+            raise DatabaseError(f"cannot open {self.path}: {e}") from e
+
+    @contextlib.contextmanager
+    def _transaction(self, *, read_only: bool) -> Iterator[PostgresConnection]:
+        try:
+            with self._pool.connection() as raw, raw.transaction():
+                if read_only:
+                    raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                if not self._owns_pool:
+                    raw.execute(f"SET LOCAL search_path TO {self._quoted}")
+                yield PostgresConnection(raw)
+        except psycopg_pool.PoolTimeout as e:
+            raise DatabaseError(f"no connection to {self.path} within the timeout: {e}") from e
+        except psycopg.Error as e:
+            action = "read" if read_only else "write"
+            raise DatabaseError(f"{action} failed on {self.path}: {e}") from e
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[PostgresConnection]:
+        """One transaction: all of it commits, or none of it."""
+        with self._transaction(read_only=False) as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[PostgresConnection]:
+        """One snapshot across several statements; never waits for a writer."""
+        with self._transaction(read_only=True) as conn:
+            yield conn
+
+    def close(self) -> None:
+        """Close the pool if this memory opened it; safe to call twice."""
+        if self._owns_pool:
+            self._pool.close()

@@ -1,0 +1,139 @@
+"""chronomem's engine-specific statements on PostgreSQL (see _dialect.py).
+
+Postings are a B-tree of ``(owner, term, rowid)``: "every item holding a rare term" is an index
+range, "the newest items holding a common term" a backward index scan that stops at the
+depth, so neither grows with the memory. Many writers run at once here, so:
+
+* counters are sharded: each connection adds to the shard of its backend process, and a read
+  sums a term's few shards, so writers do not queue on the row of a common word;
+* rows are locked in one global order (terms sorted, entities by key) so that two writers
+  never wait on each other in a cycle;
+* an episode takes its session's advisory lock before reading the position it appends at.
+
+No psycopg import: the statements are text, run through the connection in _postgres_db.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ._dialect import Conn, PoolColumns
+
+__all__ = ["POSTGRES", "SHARDS"]
+
+SHARDS = 8
+"""Counter shards per (owner, term): enough that 8 busy writers rarely share one."""
+
+_SHARD = f"pg_backend_pid() % {SHARDS}"
+
+
+class PostgresDialect:
+    """The :class:`~chronomem._dialect.Dialect` of PostgreSQL."""
+
+    name = "postgres"
+    for_update = " FOR UPDATE"
+    null_safe_equal = "IS NOT DISTINCT FROM"
+
+    def json_array(self, column: str) -> str:
+        """``json_agg`` cast to text, so both engines hand back the same string."""
+        return f"json_agg({column} ORDER BY f.rowid)::text"
+
+    def lock_session(self, conn: Conn, owner: str, session: str) -> None:
+        """A transaction-scoped advisory lock on (owner, session), released at commit."""
+        key = "chronomem.session:" + json.dumps([owner, session], ensure_ascii=False)
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (key,)).fetchone()
+
+    def index_terms(
+        self, conn: Conn, owner: str, kind: str, rowid: int, columns: Sequence[str], length: float
+    ) -> None:
+        """The item's columns, one posting per distinct term, and the sharded counters."""
+        conn.execute(
+            "INSERT INTO chronomem_lex (rowid, body, ctx1, ctx2) VALUES (?, ?, ?, ?)",
+            (rowid, *columns),
+        )
+        distinct = sorted({t for c in columns for t in c.split()})
+        if distinct:
+            conn.execute(
+                """INSERT INTO chronomem_postings (owner, term, rowid)
+                   SELECT ?, t, ? FROM unnest(?::text[]) AS t""",
+                (owner, rowid, distinct),
+            )
+            conn.execute(
+                f"""INSERT INTO chronomem_term_stats (owner, term, shard, df)
+                    SELECT ?, t, {_SHARD}, 1 FROM unnest(?::text[]) WITH ORDINALITY AS u(t, i)
+                    ORDER BY i
+                    ON CONFLICT (owner, term, shard)
+                    DO UPDATE SET df = chronomem_term_stats.df + 1""",
+                (owner, distinct),
+            )
+        conn.execute(
+            f"""INSERT INTO chronomem_corpus (owner, kind, shard, items, length)
+                VALUES (?, ?, {_SHARD}, 1, ?)
+                ON CONFLICT (owner, kind, shard) DO UPDATE SET
+                items = chronomem_corpus.items + 1,
+                length = chronomem_corpus.length + excluded.length""",
+            (owner, kind, length),
+        )
+
+    def term_statistics(
+        self, conn: Conn, owner: str, terms: Sequence[str]
+    ) -> tuple[dict[str, int], tuple[int, float]]:
+        """The shards of each term summed (a short index range per term)."""
+        dfs = {
+            term: int(df)
+            for term, df in conn.execute(
+                """SELECT term, sum(df) FROM chronomem_term_stats
+                   WHERE owner = ? AND term = ANY(?) GROUP BY term""",
+                (owner, list(terms)),
+            ).fetchall()
+        }
+        row = conn.execute(
+            "SELECT sum(items), sum(length) FROM chronomem_corpus WHERE owner = ?", (owner,)
+        ).fetchone()
+        return dfs, (int(row[0] or 0), float(row[1] or 0.0))
+
+    def pool_any(
+        self, conn: Conn, owner: str, terms: Sequence[str], where: str, params: Sequence[object]
+    ) -> list[tuple[Any, ...]]:
+        """Every posting of the terms (each a bounded index range), joined to the view."""
+        if not terms:
+            return []
+        return conn.execute(
+            f"""SELECT {PoolColumns}
+                FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
+                WHERE chronomem_lex.rowid IN (SELECT p.rowid FROM chronomem_postings p
+                                              WHERE p.owner = ? AND p.term = ANY(?))
+                  AND {where}""",
+            (owner, list(terms), *params),
+        ).fetchall()
+
+    def pool_newest(
+        self,
+        conn: Conn,
+        owner: str,
+        terms: Sequence[str],
+        where: str,
+        params: Sequence[object],
+        depth: int,
+    ) -> list[tuple[Any, ...]]:
+        """Per term, a backward scan of its postings through the view, stopping at ``depth``;
+        then the ``depth`` newest of their union (the newest overall are among them)."""
+        if not terms:
+            return []
+        return conn.execute(
+            f"""SELECT {PoolColumns}
+                FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
+                WHERE chronomem_lex.rowid IN (
+                    SELECT hit.rowid FROM unnest(?::text[]) AS q(term) CROSS JOIN LATERAL (
+                        SELECT p.rowid FROM chronomem_postings p
+                        JOIN chronomem_facts f ON f.rowid = p.rowid
+                        WHERE p.owner = ? AND p.term = q.term AND {where}
+                        ORDER BY p.rowid DESC LIMIT ?) AS hit)
+                ORDER BY chronomem_lex.rowid DESC LIMIT ?""",
+            (list(terms), owner, *params, depth, depth),
+        ).fetchall()
+
+
+POSTGRES = PostgresDialect()

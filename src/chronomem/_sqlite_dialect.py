@@ -1,0 +1,120 @@
+"""chronomem's engine-specific statements on SQLite (see _dialect.py).
+
+FTS5 is the postings list: ``chronomem_lex`` holds each item's stemmed terms in three
+columns and finds the items holding any term, newest first when asked. Writes are serial
+(``BEGIN IMMEDIATE``), so no statement here needs a row lock.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from ._dialect import Conn, PoolColumns
+
+__all__ = ["SQLITE", "SQLiteConnection"]
+
+
+def _quoted(word: str) -> str:
+    # Every token is quoted (inner quotes doubled), so user text is always data, never syntax.
+    return '"' + word.replace('"', '""') + '"'
+
+
+def _match(terms: Sequence[str]) -> str:
+    return " OR ".join(_quoted(t) for t in terms)
+
+
+class SQLiteDialect:
+    """The :class:`~chronomem._dialect.Dialect` of SQLite."""
+
+    name = "sqlite"
+    for_update = ""
+    null_safe_equal = "IS"
+
+    def json_array(self, column: str) -> str:
+        """``json_group_array``: already text."""
+        return f"json_group_array({column})"
+
+    def lock_session(self, conn: Conn, owner: str, session: str) -> None:
+        """Nothing to do: the write transaction already holds the database's write lock."""
+
+    def index_terms(
+        self, conn: Conn, owner: str, kind: str, rowid: int, columns: Sequence[str], length: float
+    ) -> None:
+        """One FTS5 row (its postings), and the owner's df and corpus counters."""
+        conn.execute(
+            "INSERT INTO chronomem_lex (rowid, body, ctx1, ctx2) VALUES (?, ?, ?, ?)",
+            (rowid, *columns),
+        )
+        distinct = sorted({t for c in columns for t in c.split()})
+        conn.executemany(
+            """INSERT INTO chronomem_term_stats (owner, term, df) VALUES (?, ?, 1)
+               ON CONFLICT (owner, term) DO UPDATE SET df = chronomem_term_stats.df + 1""",
+            [(owner, t) for t in distinct],
+        )
+        conn.execute(
+            """INSERT INTO chronomem_corpus (owner, kind, items, length) VALUES (?, ?, 1, ?)
+               ON CONFLICT (owner, kind) DO UPDATE SET items = items + 1,
+               length = length + excluded.length""",
+            (owner, kind, length),
+        )
+
+    def term_statistics(
+        self, conn: Conn, owner: str, terms: Sequence[str]
+    ) -> tuple[dict[str, int], tuple[int, float]]:
+        """Indexed lookups of the owner's counters; no scan."""
+        marks = ",".join("?" * len(terms))
+        dfs = dict(
+            conn.execute(
+                f"SELECT term, df FROM chronomem_term_stats WHERE owner = ? AND term IN ({marks})",
+                (owner, *terms),
+            ).fetchall()
+        )
+        row = conn.execute(
+            "SELECT sum(items), sum(length) FROM chronomem_corpus WHERE owner = ?", (owner,)
+        ).fetchone()
+        return dfs, (int(row[0] or 0), float(row[1] or 0.0))
+
+    def pool_any(
+        self, conn: Conn, owner: str, terms: Sequence[str], where: str, params: Sequence[object]
+    ) -> list[tuple[Any, ...]]:
+        """One FTS5 query over every term's postings."""
+        if not terms:
+            return []
+        return conn.execute(
+            f"""SELECT {PoolColumns}
+                FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
+                WHERE chronomem_lex MATCH ? AND {where}""",
+            (_match(terms), *params),
+        ).fetchall()
+
+    def pool_newest(
+        self,
+        conn: Conn,
+        owner: str,
+        terms: Sequence[str],
+        where: str,
+        params: Sequence[object],
+        depth: int,
+    ) -> list[tuple[Any, ...]]:
+        """FTS5 walks the postings in descending rowid order and stops at ``depth``."""
+        if not terms:
+            return []
+        return conn.execute(
+            f"""SELECT {PoolColumns}
+                FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
+                WHERE chronomem_lex MATCH ? AND {where}
+                ORDER BY chronomem_lex.rowid DESC LIMIT ?""",
+            (_match(terms), *params, depth),
+        ).fetchall()
+
+
+SQLITE = SQLiteDialect()
+
+
+class SQLiteConnection(sqlite3.Connection):
+    """A ``sqlite3`` connection that says which dialect it speaks (``sqlite3.connect``'s
+    ``factory``): no wrapper between chronomem and the driver on the hot path."""
+
+    dialect = SQLITE

@@ -1,0 +1,74 @@
+"""Which engine a memory runs on: a SQLite file by default, PostgreSQL given a DSN or a pool.
+
+Both offer the same three things (``write()`` and ``read()`` transactions yielding a
+:class:`~chronomem._dialect.Conn`, and ``close()``), so everything above this module is the
+same code on both. psycopg is imported only when a PostgreSQL target is given: the core
+never needs the ``postgres`` extra.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import AbstractContextManager
+from typing import Protocol
+
+from ._dialect import Conn
+from ._errors import DatabaseError, InvalidFactError
+
+__all__ = ["Storage", "is_postgres", "open_storage"]
+
+_DSN_PREFIXES = ("postgresql://", "postgres://")
+
+
+class Storage(Protocol):
+    """A database chronomem keeps its tables in."""
+
+    @property
+    def path(self) -> str:
+        """Where: the file, or the server and schema (never a password)."""
+        ...
+
+    @property
+    def schema_version(self) -> int:
+        """The version of chronomem's tables (counted per engine)."""
+        ...
+
+    def write(self) -> AbstractContextManager[Conn]:
+        """A write transaction: all of it commits, or none of it."""
+        ...
+
+    def read(self) -> AbstractContextManager[Conn]:
+        """A read transaction: one consistent snapshot."""
+        ...
+
+    def close(self) -> None:
+        """Release the database; safe to call twice."""
+        ...
+
+
+def is_postgres(target: object) -> bool:
+    """A PostgreSQL URL (``postgresql://...``) or a ``psycopg_pool.ConnectionPool``."""
+    if isinstance(target, str):
+        return target.startswith(_DSN_PREFIXES)
+    return type(target).__module__.split(".")[0] == "psycopg_pool"
+
+
+def open_storage(target: object, *, synchronous: str, schema: str | None) -> Storage:
+    """Open (creating or migrating chronomem's tables) the database ``target`` names."""
+    if is_postgres(target):
+        try:
+            from ._postgres_db import PostgresDatabase
+        except ImportError as e:
+            raise DatabaseError(
+                "a PostgreSQL memory needs the postgres extra: pip install 'chronomem[postgres]'"
+            ) from e
+        return PostgresDatabase(target, schema="chronomem" if schema is None else schema)  # type: ignore[arg-type]  # is_postgres checked the type
+    if schema is not None:
+        raise InvalidFactError("schema", "names a PostgreSQL schema; a SQLite file has none")
+    if not isinstance(target, (str, os.PathLike)):
+        raise InvalidFactError(
+            "path", "must be a file path, a postgresql:// DSN or a psycopg_pool.ConnectionPool"
+        )
+    from ._db import Database
+
+    return Database(target, synchronous=synchronous)
