@@ -108,6 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the MCP server (stdio; --http HOST:PORT for streamable HTTP)",
         epilog="example:\n  chronomem serve --db ~/.chronomem/memory.db",
     )
+    sub.add_parser(
+        "ui",
+        help="serve a local, read-only web inspector (sessions, memory, timeline, conflicts)",
+        epilog="example:\n  chronomem ui --db ~/.chronomem/memory.db --http 127.0.0.1:8766",
+    )
     p = _add(
         sub,
         "remember",
@@ -223,6 +228,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The server owns its flags; importing it (and the MCP SDK) only here keeps every
         # other command quick to start.
         return cmd_serve(argv[1:])
+    if argv[:1] == ["ui"]:
+        # Like serve: the inspector owns its flags and imports its web stack only when run.
+        from chronomem.ui import main as ui_main
+
+        return ui_main(argv[1:], prog="chronomem ui")
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))

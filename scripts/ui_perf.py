@@ -1,0 +1,148 @@
+"""Measure how fast the inspector opens its pages on a big file; writes docs/ui/perf.md.
+
+The file: the inspector's sample data, plus one session of 100,000 acta and 1,000,000 facts
+(the benchmark's synthetic corpus, filled 10,000 per transaction as scripts/bench_chronomem.py
+fills its databases). Building it takes a few minutes and is kept for the next run.
+
+Each page is opened in a real headless Chromium (a full load, not an in-page hop) until it
+has drawn its data, five times; the table gives the median and the worst, with the median
+time of the JSON request the page makes. The goal is under 300 ms for every page.
+
+    python scripts/ui_perf.py                      # 1,000,000 facts, 100,000 acta
+    python scripts/ui_perf.py --facts 20000 --acta 5000 --out /tmp/perf.md   # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+
+from tests.chronomem.ui.browser import open_browser, serve_in_thread  # noqa: E402
+from tests.chronomem.ui.sample import OWNER, fill  # noqa: E402
+
+from chronica import ActorKind, Actum, ActumKind, Chronicarius  # noqa: E402 -- after sys.path
+from chronica.stores.sqlite import SQLiteStore  # noqa: E402
+from chronomem import ChronoMem  # noqa: E402
+from scripts.bench_chronomem import Corpus, bulk_ingest  # noqa: E402
+
+GOAL_MS = 300.0
+BIG_SESSION = "support-marathon"
+RUNS = 5
+
+
+def build(db: Path, facts: int, acta: int) -> None:
+    """The sample data, a session of ``acta`` acta and ``facts`` synthetic facts."""
+    fill(db)
+    kinds = [ActumKind.MESSAGE, ActumKind.MESSAGE, ActumKind.THOUGHT, ActumKind.TOOL_REQUEST]
+    with SQLiteStore(db) as store:
+        c = Chronicarius(store)
+        for start in range(0, acta, 5000):
+            c.record_acta(OWNER, [
+                Actum(chronicum_id=BIG_SESSION, kind=kinds[i % 4],
+                      actor_kind=ActorKind.HUMAN if i % 5 == 0 else ActorKind.AGENT,
+                      actor=f"agent-{i % 5}", content=f"turn {i}: " + "lorem ipsum " * (i % 20))
+                for i in range(start, min(acta, start + 5000))
+            ])  # fmt: skip
+    with ChronoMem(db, owner=OWNER) as mem:
+        bulk_ingest(mem, Corpus(), facts)
+
+
+PAGES = [
+    ("sessions list", "#/sessions", "sessions"),
+    (f"session of 100,000 acta (newest {200})", f"#/session?id={BIG_SESSION}",
+     f"acta?session={BIG_SESSION}&limit=200"),
+    ("same session, messages of agents, last 50", f"#/session?id={BIG_SESSION}&kinds=message"
+     "&actor_kinds=agent&last_n=50",
+     f"acta?session={BIG_SESSION}&kinds=message&actor_kinds=agent&last_n=50&limit=200"),
+    ("memory: recall with a 200-token budget", "#/memory?q=Project+Dana+Smith+meeting&budget=200",
+     "recall?q=Project+Dana+Smith+meeting&budget=200"),
+    ("memory: as_of and known_at",
+     "#/memory?q=where+does+Ardian+live&as_of=2026-02-01&known_at=2026-12-01",
+     "recall?q=where+does+Ardian+live&as_of=2026-02-01&known_at=2026-12-01"),
+    ("timeline of an entity", "#/timeline?entity=Ardian", "timeline?entity=Ardian&limit=200"),
+    ("contradictions", "#/contradictions", "contradictions?limit=50"),
+]  # fmt: skip
+
+
+def _api_ms(base: str, path: str) -> float:
+    times = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        with urllib.request.urlopen(f"{base}/api/{path}") as response:
+            response.read()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def measure(db: Path) -> list[tuple[str, float, float, float]]:
+    """Per page: (name, median open ms, worst open ms, median JSON request ms)."""
+    rows = []
+    with serve_in_thread(db, OWNER) as base, open_browser() as browser:
+        for name, fragment, api in PAGES:
+            opened = []
+            for _ in range(RUNS + 1):  # the first run warms the page cache and is dropped
+                browser.get("about:blank")
+                browser.get(f"{base}/{fragment}")
+                browser.set_script_timeout(30)
+                ms = browser.execute_async_script(
+                    "const done = arguments[0];"
+                    "const check = () => { const m = performance.getEntriesByName('ready');"
+                    " if (m.length) done(m[m.length - 1].startTime); else setTimeout(check, 5); };"
+                    "check();"
+                )
+                opened.append(float(ms))
+            opened = opened[1:]
+            rows.append((name, statistics.median(opened), max(opened), _api_ms(base, api)))
+            print(f"{name}: {rows[-1][1]:.0f} ms", flush=True)
+    return rows
+
+
+def report(rows: list[tuple[str, float, float, float]], facts: int, acta: int) -> str:
+    lines = [
+        "# Inspector page open times",
+        "",
+        f"Generated by `python scripts/ui_perf.py` on {platform.machine()}, "
+        f"Python {platform.python_version()}: {facts:,} facts and a session of {acta:,} acta "
+        "in one SQLite file. Open = from navigation start to the page drawing its data in "
+        f"headless Chromium (median and worst of {RUNS} full loads, after one warm-up); "
+        f"JSON = the page's request alone. Goal: open under {GOAL_MS:.0f} ms.",
+        "",
+        "| page | open median (ms) | open worst (ms) | JSON median (ms) | goal |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for name, median, worst, api in rows:
+        met = "met" if worst < GOAL_MS else "**missed**"
+        lines.append(f"| {name} | {median:.0f} | {worst:.0f} | {api:.1f} | {met} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--facts", type=int, default=1_000_000)
+    parser.add_argument("--acta", type=int, default=100_000)
+    parser.add_argument("--db", type=Path, help="kept between runs (default: in /tmp by size)")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "ui" / "perf.md")
+    parser.add_argument("--build-only", action="store_true")
+    args = parser.parse_args()
+    db = args.db or Path(f"/tmp/chronomem-ui-perf-{args.facts}-{args.acta}.db")
+    if not db.exists():
+        start = time.perf_counter()
+        print(f"building {db} ...", flush=True)
+        build(db, args.facts, args.acta)
+        print(f"built in {time.perf_counter() - start:.0f} s", flush=True)
+    if args.build_only:
+        return
+    args.out.write_text(report(measure(db), args.facts, args.acta), encoding="utf-8")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""``chronomem ui``: a local, read-only web inspector of one memory file.
+
+Four pages over the same file the agents write: **Sessions** (chronica, drawn as a
+conversation with one lane per actor, following new acta live), **Memory** (``recall``
+explained: kind, score, per-channel ranks, tokens, what a budget packs, ``as_of`` and
+``known_at``), **Timeline** (an entity's facts as validity bars) and **Contradictions**.
+
+It imports the core and nothing in the core imports it. Loopback by default; any other
+address follows the MCP HTTP transport's rules (see :mod:`chronomem.ui._guard`).
+
+    chronomem ui --db ~/.chronomem/memory.db            # http://127.0.0.1:8766/
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from ._app import Sources, build_app
+from ._config import UiConfig, UiConfigError, add_ui_arguments, config_from_args
+
+__all__ = ["Sources", "UiConfig", "UiConfigError", "build_app", "main", "serve"]
+
+
+def _url(config: UiConfig) -> str:
+    host = f"[{config.host}]" if ":" in config.host else config.host
+    if host in ("0.0.0.0", "[::]"):
+        host = "127.0.0.1"
+    suffix = f"?token={config.token}" if config.token else ""
+    return f"http://{host}:{config.port}/{suffix}"
+
+
+def serve(config: UiConfig) -> None:
+    """Serve the inspector until interrupted."""
+    import uvicorn
+
+    print(
+        f"chronomem ui: {_url(config)} (read-only; db {config.db}; owner {config.owner})",
+        file=sys.stderr,
+        flush=True,
+    )
+    uvicorn.run(
+        build_app(config),
+        host=config.host,
+        port=config.port,
+        log_level="warning",
+        # The Guard checks Host itself; uvicorn must not rewrite it from proxy headers.
+        proxy_headers=False,
+        server_header=False,
+    )
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str = "chronomem ui") -> int:
+    """Run ``chronomem ui``; returns the exit code (2 for a refused configuration)."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Serve a local, read-only web inspector of sessions, memory, timelines "
+        "and contradictions.",
+        epilog="example:\n  chronomem ui --db ~/.chronomem/memory.db --http 127.0.0.1:8766",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_ui_arguments(parser)
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        config = config_from_args(args, os.environ)
+    except UiConfigError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 2
+    serve(config)
+    return 0

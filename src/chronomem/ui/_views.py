@@ -1,0 +1,97 @@
+"""What the memory pages show, as JSON-able dicts: recall explained, timelines, conflicts.
+
+Each view is one or two calls of the public :class:`chronomem.ChronoMem` API, cut to a page.
+The inspector must show what an agent would get, so it asks the same ``recall`` an agent asks
+rather than re-ranking anything itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from chronomem import ChronoMem, FactNotFoundError
+
+__all__ = ["contradictions_view", "item_json", "recall_view", "timeline_view"]
+
+
+def item_json(item: Any) -> dict[str, Any]:
+    """A fact or an episode as the browser reads it (times as ISO-8601 text)."""
+    record: dict[str, Any] = item.to_dict()
+    return record
+
+
+def recall_view(
+    memory: ChronoMem,
+    query: str,
+    *,
+    limit: int,
+    budget: int | None,
+    as_of: datetime | None,
+    known_at: datetime | None,
+    kinds: Sequence[str] | None,
+    include_superseded: bool,
+) -> dict[str, Any]:
+    """The ranked candidates, each marked with whether the token budget would pack it.
+
+    Two recalls: one without a budget for the ranking a person wants to see, one with it for
+    what an agent would actually get. First-fit packing may take an item from beyond the
+    shown ranking (a small one after several that did not fit); it is listed after them.
+    """
+    options: dict[str, Any] = {
+        "as_of": as_of,
+        "known_at": known_at,
+        "kinds": kinds or None,
+        "active_only": not include_superseded,
+    }
+    ranked = memory.recall(query, limit=limit, **options)
+    packed_ids: list[str] = []
+    extra: list[Any] = []
+    if budget is not None:
+        packed = memory.recall(query, token_budget=budget, **options)
+        packed_ids = [p.id for p in packed]
+        shown = {r.id for r in ranked}
+        extra = [p for p in packed if p.id not in shown]
+    results = []
+    for position, item in enumerate([*ranked, *extra], start=1):
+        record = item_json(item)
+        record["position"] = position
+        record["packed"] = budget is not None and item.id in packed_ids
+        results.append(record)
+    return {
+        "query": query,
+        "results": results,
+        "budget": budget,
+        "packed_count": len(packed_ids),
+        "packed_tokens": sum(r["tokens"] for r in results if r["packed"]),
+        "as_of": as_of.isoformat() if as_of else None,
+        "known_at": known_at.isoformat() if known_at else None,
+    }
+
+
+def timeline_view(memory: ChronoMem, entity: str, *, offset: int, limit: int) -> dict[str, Any]:
+    """A page of every fact about ``entity``, oldest first, with lineage for the drawing."""
+    facts = memory.timeline(entity)
+    page = facts[offset : offset + limit]
+    return {
+        "entity": entity,
+        "total": len(facts),
+        "offset": offset,
+        "facts": [item_json(f) for f in page],
+    }
+
+
+def contradictions_view(memory: ChronoMem, *, offset: int, limit: int) -> dict[str, Any]:
+    """A page of the open conflicts, each with its facts in full for a side-by-side view."""
+    groups = memory.contradictions()
+    out = []
+    for group in groups[offset : offset + limit]:
+        facts = []
+        for fact_id in group.fact_ids:
+            try:
+                facts.append(item_json(memory.get(fact_id)))
+            except FactNotFoundError:  # forgotten or superseded between the two reads
+                continue
+        out.append({**group.to_dict(), "facts": facts})
+    return {"total": len(groups), "offset": offset, "groups": out}
