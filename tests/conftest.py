@@ -1,4 +1,4 @@
-"""Fixtures for chronica's durable stores: a throwaway PostgreSQL server and fresh files.
+"""Fixtures for both packages' durable backends: a throwaway PostgreSQL server and fresh files.
 
 The server is started once per session (see :mod:`tests.pgserver`) unless
 ``CHRONICA_TEST_PG_DSN`` names one. If it cannot start, every PostgreSQL test errors with
