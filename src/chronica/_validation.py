@@ -59,6 +59,10 @@ MAX_LAST_N = 2**63 - 1
 
 _NEEDS_CONTENT = frozenset({ActumKind.MESSAGE, ActumKind.THOUGHT})
 
+# Built once: json.dumps with options builds an encoder per call, a third of its cost on
+# the append path. Encoding keeps no state between calls, so threads share it.
+_encode_json = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+
 
 def _text_problem(value: str) -> str | None:
     """Say what makes ``value`` unstorable text, or return None if it is fine."""
@@ -183,7 +187,7 @@ def _check_metadata(metadata: object) -> FrozenDict:
     if _deeper_than(metadata, MAX_METADATA_DEPTH):
         raise InvalidActumError("metadata", f"is nested deeper than {MAX_METADATA_DEPTH} levels")
     try:
-        encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        encoded = _encode_json(metadata)
         # Round-tripping gives the caller's mapping back as frozen JSON types, detached from
         # any object they might mutate later, with only string keys.
         copy = load_metadata(encoded)

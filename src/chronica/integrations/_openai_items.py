@@ -118,6 +118,10 @@ _OVERHEAD = 2048
 
 Path = tuple[str | int, ...]
 
+# Built once: json.dumps with options builds an encoder per call (shared by threads safely).
+_as_text = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+_as_ascii = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+
 
 class UnmappableItemError(ChronicaError, ValueError):
     """An item the adapter cannot record; ``index`` and ``item_type`` name it.
@@ -351,9 +355,9 @@ def _blanked(value: Any, path: Path) -> Any:
 
 def _encode(index: int, item_type: str, item: Any) -> str:
     try:
-        encoded = json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        encoded = _as_text(item)
         if not _storable(encoded):  # a lone surrogate: JSON's \u escapes carry it, as text cannot
-            encoded = json.dumps(item, allow_nan=False, separators=(",", ":"))
+            encoded = _as_ascii(item)
     except (TypeError, ValueError, RecursionError) as e:
         raise UnmappableItemError(index, item_type, f"is not JSON ({e})") from None
     return encoded

@@ -91,6 +91,8 @@ def window_sql(n_kinds: int, n_actors: int) -> str:
 # --- rows <-> records --------------------------------------------------------------------
 
 _ACTUM_KINDS = {kind.value: kind for kind in ActumKind}
+# Built once: json.dumps with options builds an encoder per call (shared by threads safely).
+_encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _ACTOR_KINDS = {kind.value: kind for kind in ActorKind}
 _SLOTS = ("chronicum_id", "kind", "actor_kind", "actor", "content", "metadata", "id", "at")
 # A window builds up to thousands of acta, and the generated frozen __init__ costs twice as
@@ -210,7 +212,7 @@ def actum_params(owner_id: str, actum: Actum, at: datetime, key: str | None) -> 
         actum.actor_kind.value,
         actum.actor,
         actum.content,
-        json.dumps(metadata, ensure_ascii=False, separators=(",", ":")) if metadata else "{}",
+        _encode_json(metadata) if metadata else "{}",
         utc_text(at),
         key,
     )

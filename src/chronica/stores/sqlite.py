@@ -122,24 +122,24 @@ class SQLiteStore:
         """Append ``actum`` with ``at`` stamped now, as the chronicum's next ``seq``."""
         at = datetime.now(timezone.utc)
         params = sql.actum_params(owner_id, actum, at, None)
-        with _Lease(self) as conn, _Immediate(conn):
-            _insert(conn, params)
+        with _Lease(self) as conn:
+            _insert(conn, params)  # one statement: its own transaction, see _insert
         return sql.stamped(actum, at)
 
     def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
         """Append ``actum`` unless ``idempotency_key`` was used in its chronicum.
 
-        Returns the actum stored under the key first. The lookup and the insert share one
-        ``BEGIN IMMEDIATE`` transaction, so racing processes store exactly one.
+        Returns the actum stored under the key first. The insert skips a taken key inside
+        its own write transaction, so racing processes store exactly one; the one stored is
+        then read back, and a stored actum never changes.
         """
         at = datetime.now(timezone.utc)
         params = sql.actum_params(owner_id, actum, at, idempotency_key)
-        key = (owner_id, actum.chronicum_id, idempotency_key)
-        with _Lease(self) as conn, _Immediate(conn):
-            row = conn.execute(sql.BY_KEY, key).fetchone()
-            if row is None:
-                _insert(conn, params)
-        return sql.stamped(actum, at) if row is None else sql.row_actum(actum.chronicum_id, row)
+        with _Lease(self) as conn:
+            if _insert(conn, params, sql.INSERT_ONCE):
+                return sql.stamped(actum, at)
+            row = conn.execute(sql.BY_KEY, (owner_id, actum.chronicum_id, idempotency_key))
+            return sql.row_actum(actum.chronicum_id, row.fetchone())
 
     def record_many(
         self,
@@ -153,17 +153,42 @@ class SQLiteStore:
         See :meth:`chronica.BatchStore.record_many`. A keyed actum is looked up and inserted
         inside the same transaction, as :meth:`record_once` does, so retries stay exact.
         """
+        if len(acta) == 1:  # one statement is a transaction of its own
+            if idempotency_keys is None:
+                return [self.record(acta[0], owner_id=owner_id)]
+            return [self.record_once(acta[0], idempotency_keys[0], owner_id=owner_id)]
+        if not acta:
+            return []
+        keys = [None] * len(acta) if idempotency_keys is None else idempotency_keys
+        stamps = [datetime.now(timezone.utc) for _ in acta]
+        params = [
+            sql.actum_params(owner_id, actum, at, key)
+            for actum, at, key in zip(acta, stamps, keys, strict=True)
+        ]
+        try:
+            with _Lease(self) as conn, _Immediate(conn):
+                return _insert_many(conn, acta, stamps, params, owner_id, keys)
+        except _Refused:
+            pass  # rolled back: a missing chronicum or a duplicate ID, which one by one tells
+        return self._record_each(acta, stamps, params, owner_id)
+
+    def _record_each(
+        self,
+        acta: Sequence[Actum],
+        stamps: list[datetime],
+        params: list[tuple[Any, ...]],
+        owner_id: str,
+    ) -> list[Actum]:
+        """``record_many`` one statement at a time, to raise the error naming the actum."""
         stored: list[Actum] = []
         with _Lease(self) as conn, _Immediate(conn):
-            for i, actum in enumerate(acta):
-                key = None if idempotency_keys is None else idempotency_keys[i]
-                at = datetime.now(timezone.utc)
-                params = sql.actum_params(owner_id, actum, at, key)
+            for actum, at, row in zip(acta, stamps, params, strict=True):
+                key = row[-1]
                 if key is None:
-                    _insert(conn, params)
-                elif not _insert(conn, params, sql.INSERT_ONCE):
-                    row = conn.execute(sql.BY_KEY, (owner_id, actum.chronicum_id, key)).fetchone()
-                    stored.append(sql.row_actum(actum.chronicum_id, row))
+                    _insert(conn, row)
+                elif not _insert(conn, row, sql.INSERT_ONCE):
+                    found = conn.execute(sql.BY_KEY, (owner_id, actum.chronicum_id, key))
+                    stored.append(sql.row_actum(actum.chronicum_id, found.fetchone()))
                     continue
                 stored.append(sql.stamped(actum, at))
         return stored
@@ -361,7 +386,12 @@ class _Immediate:
 
 
 def _insert(conn: sqlite3.Connection, params: tuple[Any, ...], statement: str = sql.INSERT) -> bool:
-    """Run an insert of one actum; whether it stored a row (INSERT_ONCE may store none)."""
+    """Run an insert of one actum; whether it stored a row (INSERT_ONCE may store none).
+
+    Outside ``BEGIN`` the statement is a transaction of its own: an INSERT takes SQLite's
+    write lock (waiting up to ``busy_timeout``) before it reads the next ``seq``, as
+    ``BEGIN IMMEDIATE`` does, so a one-actum write needs no BEGIN and COMMIT round trips.
+    """
     try:
         return conn.execute(statement, params).rowcount == 1
     except sqlite3.IntegrityError as e:
@@ -370,6 +400,40 @@ def _insert(conn: sqlite3.Connection, params: tuple[Any, ...], statement: str = 
         if "chronica_acta.id" in str(e):
             raise DuplicateActumError(params[2]) from None
         raise
+
+
+class _Refused(Exception):
+    """A batch insert hit a constraint; it is retried one by one to name the actum."""
+
+
+def _insert_many(
+    conn: sqlite3.Connection,
+    acta: Sequence[Actum],
+    stamps: list[datetime],
+    params: list[tuple[Any, ...]],
+    owner_id: str,
+    keys: Sequence[str | None],
+) -> list[Actum]:
+    """Insert a batch by one ``executemany``; what each actum became, in order.
+
+    A key taken before (or earlier in the batch) stores no row; only then is each key read
+    back, in the same transaction, to return the actum stored under it first.
+    """
+    statement = sql.INSERT if keys[0] is None else sql.INSERT_ONCE
+    try:
+        stored = conn.executemany(statement, params).rowcount
+    except sqlite3.IntegrityError as e:
+        raise _Refused from e  # through _Immediate, which rolls the batch back
+    if stored == len(acta):
+        return [sql.stamped(actum, at) for actum, at in zip(acta, stamps, strict=True)]
+    # Each key names the first actum stored under it, in this batch or before: read it back.
+    return [
+        sql.row_actum(
+            actum.chronicum_id,
+            conn.execute(sql.BY_KEY, (owner_id, actum.chronicum_id, key)).fetchone(),
+        )
+        for actum, key in zip(acta, keys, strict=True)
+    ]
 
 
 def restore_batch(conn: sqlite3.Connection, batch: RestoreBatch) -> int:
