@@ -34,7 +34,6 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
-    (b"cache-control", b"no-store"),
 )
 
 
@@ -65,9 +64,9 @@ class Guard:
         if refusal is None and self._digest is not None:
             refusal = self._token_refusal(scope)
         if refusal is not None:
-            await refusal(scope, receive, self._with_headers(send))
+            await refusal(scope, receive, self._with_headers(send, ""))
             return
-        await self._app(scope, receive, self._with_headers(send))
+        await self._app(scope, receive, self._with_headers(send, scope["path"]))
 
     def _refusal(self, scope: Scope) -> Response | None:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
@@ -110,10 +109,14 @@ class Guard:
         return hmac.compare_digest(_digest(token), self._digest)
 
     @staticmethod
-    def _with_headers(send: Send) -> Send:
+    def _with_headers(send: Send, path: str) -> Send:
+        # The page's own files may be kept and revalidated (a 304 costs a few bytes); data
+        # is never stored, a memory being private.
+        cache = (b"cache-control", b"no-cache" if path.startswith("/static/") else b"no-store")
+
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS, cache]
             await send(message)
 
         return sending

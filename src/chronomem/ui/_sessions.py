@@ -94,10 +94,14 @@ class SessionReader:
                 raise
 
     def sessions(self, owner: str, *, offset: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
-        """The owner's sessions, newest first, each with its size and last actum's time."""
+        """The owner's sessions, newest first, each with its size and last actum's time.
+
+        The size is the last ``seq``: acta are numbered 1, 2, 3... and never deleted, and the
+        last one is one index probe where a count would read every actum of every session.
+        """
         rows = self._rows(
             """SELECT c.id, c.created_at,
-                      (SELECT count(*) FROM chronica_acta a
+                      (SELECT coalesce(max(a.seq), 0) FROM chronica_acta a
                         WHERE a.owner_id = c.owner_id AND a.chronicum_id = c.id),
                       (SELECT a.at FROM chronica_acta a
                         WHERE a.owner_id = c.owner_id AND a.chronicum_id = c.id

@@ -54,24 +54,26 @@ def _actum(session: str, kind: ActumKind, actor_kind: ActorKind, actor: str, con
                  content=content, metadata=metadata or {})  # fmt: skip
 
 
-def fill(db: Path) -> None:
-    """Write the sample sessions and memory to ``db`` (a new file)."""
+def fill(db: Path, *, hostile: bool = True) -> None:
+    """Write the sample sessions and memory to ``db`` (a new file); ``hostile=False`` leaves
+    out the hostile session and facts (for screenshots)."""
     with SQLiteStore(db) as store:
         c = Chronicarius(store)
         c.record_actum(OWNER, _actum("trip-bali", _T.MESSAGE, _A.HUMAN, "ardian",
                                      "Plan a weekend in Ubud in March."))  # fmt: skip
         c.record_actum(OWNER, _actum("trip-bali", _T.MESSAGE, _A.AGENT, "concierge",
                                      "Two nights at a villa near the rice terraces?"))  # fmt: skip
-        for hostile in HOSTILE:
-            c.record_actum(OWNER, _actum("hostile", _T.MESSAGE, _A.HUMAN, hostile, hostile))
-        c.record_actum(OWNER, _actum("hostile", _T.TOOL_REQUEST, _A.AGENT, "agent", HOSTILE[1],
-                                     {"tool": HOSTILE[0]}))  # fmt: skip
+        for text in HOSTILE if hostile else ():
+            c.record_actum(OWNER, _actum("hostile", _T.MESSAGE, _A.HUMAN, text, text))
+        if hostile:
+            c.record_actum(OWNER, _actum("hostile", _T.TOOL_REQUEST, _A.AGENT, "agent",
+                                         HOSTILE[1], {"tool": HOSTILE[0]}))  # fmt: skip
         c.record_acta(OWNER, [_actum(SESSION, *row) for row in _DINNER])
         c.record_actum("bob", _actum("bobs-own", _T.MESSAGE, _A.HUMAN, "bob", "Pizza?"))
-        _memory(db, c)
+        _memory(db, c, hostile=hostile)
 
 
-def _memory(db: Path, c: Chronicarius) -> None:
+def _memory(db: Path, c: Chronicarius, *, hostile: bool) -> None:
     jan, mar = datetime(2026, 1, 1, tzinfo=timezone.utc), datetime(2026, 3, 1, tzinfo=timezone.utc)
     with ChronoMem(db, owner=OWNER) as mem:
         home = mem.remember("Ardian lives in Kemang", category="home", valid_from=jan)
@@ -83,6 +85,6 @@ def _memory(db: Path, c: Chronicarius) -> None:
         mem.forget(typo, reason="it was a typo: shellfish")
         mem.remember("Ardian's phone is a Pixel 9", category="phone")
         mem.remember("Ardian's phone is an iPhone 16", category="phone")
-        for hostile in HOSTILE:
-            mem.remember(f"Ardian wrote {hostile}", category="notes", entities=["Ardian", hostile])
+        for text in HOSTILE if hostile else ():
+            mem.remember(f"Ardian wrote {text}", category="notes", entities=["Ardian", text])
         mem.index_session(c, SESSION)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from selenium import webdriver
 from selenium.webdriver.common.by import By
@@ -19,6 +20,12 @@ from .sample import HOSTILE, OWNER, SESSION
 
 def _texts(browser: webdriver.Chrome, css: str) -> list[str]:
     return [e.text for e in browser.find_elements(By.CSS_SELECTOR, css)]
+
+
+def _console(browser: webdriver.Chrome) -> list[dict[str, Any]]:
+    """The browser console's entries since the last call."""
+    entries: list[dict[str, Any]] = browser.get_log("browser")  # type: ignore[no-untyped-call]  # selenium leaves it unannotated
+    return entries
 
 
 def _click(browser: webdriver.Chrome, css: str) -> None:
@@ -194,3 +201,12 @@ def test_hostile_text_is_shown_and_never_run(browser: webdriver.Chrome, base_url
     text = browser.find_element(By.ID, "acta").text
     for hostile in HOSTILE:
         assert hostile in text
+
+
+def test_no_page_logs_an_error(browser: webdriver.Chrome, base_url: str) -> None:
+    """A script the Content-Security-Policy blocked, or a failed request, logs an error."""
+    _console(browser)  # drop what earlier tests logged
+    for page in ("#/sessions", f"#/session?id={SESSION}", "#/memory?q=Ardian&budget=30",
+                 "#/timeline?entity=Ardian", "#/contradictions"):  # fmt: skip
+        wait_ready(browser, f"{base_url}/{page}")
+    assert [e for e in _console(browser) if e["level"] == "SEVERE"] == []
