@@ -114,10 +114,12 @@ class Database:
 
     @contextlib.contextmanager
     def read(self) -> Iterator[SQLiteConnection]:
-        """A read transaction: one consistent snapshot across several statements."""
+        """A read transaction: one consistent snapshot across several statements, taken on
+        entry (so a time read inside is later than every write the snapshot holds)."""
         with self.lock:
             try:
                 self.conn.execute("BEGIN")
+                self.conn.execute("SELECT 1 FROM chronomem_schema LIMIT 1").fetchone()
             except sqlite3.Error as e:
                 raise DatabaseError(f"cannot start a read transaction: {e}") from e
             try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
@@ -264,7 +265,7 @@ class ChronoMem:
             raise InvalidFactError("active_only", "must be a bool")
         view = View(
             owner=self.owner,
-            now=self._clock.now(),
+            now=0,
             kinds=_check_kinds(kinds),
             category=check_opt_text("category", category),
             active_only=active_only,
@@ -274,6 +275,10 @@ class ChronoMem:
         if cap is None and budget is None:
             cap = DEFAULT_LIMIT
         with self._db.read() as conn:
+            # "Now" is read after the snapshot is taken: every write the snapshot holds was
+            # stamped before it, so a fact another process superseded a moment ago is never
+            # still "valid now" here.
+            view = dataclasses.replace(view, now=self._clock.now())
             ranked = fuse(conn, text, view, self.weights, self._lexical)
             scan = ranked[: cap if budget is None and cap is not None else PACK_SCAN]
             facts = self._materialise(conn, scan)

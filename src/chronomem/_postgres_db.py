@@ -148,6 +148,8 @@ class PostgresDatabase:
                     raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 if not self._owns_pool:
                     raw.execute(f"SET LOCAL search_path TO {self._quoted}")
+                if read_only:  # the snapshot is taken now, by the first query
+                    raw.execute("SELECT 1").fetchone()
                 yield PostgresConnection(raw)
         except psycopg_pool.PoolTimeout as e:
             raise DatabaseError(f"no connection to {self.path} within the timeout: {e}") from e
@@ -163,7 +165,8 @@ class PostgresDatabase:
 
     @contextlib.contextmanager
     def read(self) -> Iterator[PostgresConnection]:
-        """One snapshot across several statements; never waits for a writer."""
+        """One snapshot across several statements, taken on entry (so a time read inside is
+        later than every write it holds); never waits for a writer."""
         with self._transaction(read_only=True) as conn:
             yield conn
 
