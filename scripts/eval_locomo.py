@@ -12,23 +12,28 @@ It prints R@1, R@5, R@10 and MRR@10 overall and per category, the ablation table
 ingredient removed one at a time, each fact channel alone and removed) and recall latency, and
 writes them to ``bench/locomo.md`` and ``bench/locomo.json``. PATH defaults to the development
 set beside the repository (``../shared/data/locomo-dev/locomo-dev.json``); pass your own copy of
-LoCoMo (``data/locomo10.json``) to measure on it.
+LoCoMo (``data/locomo10.json``) to measure on it. With ``--db postgresql://...`` the same
+evaluation runs on PostgreSQL (``bench/locomo_postgres.md/json``): the ranking is chronomem's
+own on both engines, so the figures must agree.
 
 Examples::
 
     python scripts/eval_locomo.py                      # the development set, written to bench/
     python scripts/eval_locomo.py --limit 1 --no-write # one conversation, print only
+    python scripts/eval_locomo.py --db postgresql://localhost/chronomem_eval
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+import uuid
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -73,18 +78,38 @@ def _fact_weights() -> dict[str, dict[str, float]]:
 Configure = Callable[[ChronoMem, Any], None]
 
 
+@contextlib.contextmanager
+def _memory(db: str | None, folder: str, i: int) -> Iterator[ChronoMem]:
+    """A fresh memory for conversation ``i``: a file in ``folder``, or a PostgreSQL schema of
+    its own (dropped afterwards) when ``db`` is a DSN."""
+    if db is None:
+        with ChronoMem(Path(folder) / f"conv{i}.db") as mem:
+            yield mem
+        return
+    import psycopg
+
+    schema = f"locomo_{uuid.uuid4().hex[:12]}_{i}"
+    try:
+        with ChronoMem(db, schema=schema) as mem:
+            yield mem
+    finally:
+        with psycopg.connect(db, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
 def _run_path(
     conversations: list[Conversation],
     store: Callable[[ChronoMem, Conversation], dict[str, str]],
     configs: Mapping[str, Any],
     configure: Configure,
     recall: Callable[[ChronoMem, str], list[str]],
+    db: str | None = None,
 ) -> dict[str, Scores]:
     """Store each conversation once, then score every configuration on it."""
     results = {name: Scores() for name in configs}
     with tempfile.TemporaryDirectory() as tmp:
         for i, conv in enumerate(conversations):
-            with ChronoMem(Path(tmp) / f"conv{i}.db") as mem:
+            with _memory(db, tmp, i) as mem:
                 ids = store(mem, conv)
                 for name, config in configs.items():
                     configure(mem, config)
@@ -103,19 +128,20 @@ def _set_weights(mem: ChronoMem, weights: dict[str, float]) -> None:
     mem.weights = weights
 
 
-def evaluate(conversations: list[Conversation]) -> dict[str, Any]:
-    """Every figure of the report, as a JSON-able dict."""
+def evaluate(conversations: list[Conversation], db: str | None = None) -> dict[str, Any]:
+    """Every figure of the report, as a JSON-able dict (on PostgreSQL if ``db`` is a DSN)."""
     episodes = _run_path(
         conversations, remember_episodes, EPISODE_ABLATIONS, _set_params,
-        lambda m, q: [r["id"] for r in m.recall(q, limit=10, kinds=("episode",))],
+        lambda m, q: [r["id"] for r in m.recall(q, limit=10, kinds=("episode",))], db,
     )  # fmt: skip
     facts = _run_path(
         conversations, remember_facts, _fact_weights(), _set_weights,
-        lambda m, q: [r["id"] for r in m.recall(q, limit=10, active_only=False)],
+        lambda m, q: [r["id"] for r in m.recall(q, limit=10, active_only=False)], db,
     )  # fmt: skip
     fts5 = score(conversations, fts5_ranker)
     full = episodes["chronomem"]
     return {
+        "engine": "sqlite" if db is None else "postgres",
         "conversations": len(conversations),
         "turns": sum(len(c.turns) for c in conversations),
         "questions": full.count,
@@ -146,6 +172,12 @@ def _table(title: str, rows: Mapping[str, Mapping[str, float]]) -> list[str]:
     return lines
 
 
+_WHERE = {
+    "sqlite": "on-disk SQLite, one conversation per file",
+    "postgres": "PostgreSQL over a Unix socket, one conversation per schema",
+}
+
+
 def markdown(report: Mapping[str, Any], source: str) -> str:
     """The report as the Markdown committed under bench/."""
     out = [
@@ -170,7 +202,7 @@ def markdown(report: Mapping[str, Any], source: str) -> str:
         "",
         *_table("facts", report["fact_channels"]),
         "",
-        "Recall latency in process (ms, on-disk SQLite, one conversation per file):",
+        f"Recall latency in process (ms, {_WHERE[report.get('engine', 'sqlite')]}):",
         "",
         *_table("recall", report["latency_ms"]),
         "",
@@ -189,17 +221,25 @@ def main(argv: list[str] | None = None) -> int:
         "--out", type=Path, default=REPO / "bench", help="folder for locomo.md/json"
     )
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="a postgresql:// DSN: run on PostgreSQL (a schema per conversation) and write "
+        "locomo_postgres.md/json",
+    )
     args = parser.parse_args(argv)
     if not args.path.exists():
         parser.error(f"{args.path} not found; pass the path of a LoCoMo JSON file")
-    report = evaluate(load(args.path, limit=args.limit))
+    report = evaluate(load(args.path, limit=args.limit), args.db)
     source = args.path.name
     text = markdown(report, source)
     print(text)
     if not args.no_write:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "locomo.md").write_text(text, encoding="utf-8")
-        (args.out / "locomo.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        name = "locomo" if args.db is None else "locomo_postgres"
+        (args.out / f"{name}.md").write_text(text, encoding="utf-8")
+        as_json = json.dumps(report, indent=2) + "\n"
+        (args.out / f"{name}.json").write_text(as_json, encoding="utf-8")
     return 0
 
 
