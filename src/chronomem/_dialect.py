@@ -65,6 +65,12 @@ class Dialect(Protocol):
         """An aggregate gathering ``column`` into a JSON array, as text."""
         ...
 
+    def entities(
+        self, conn: Conn, owner: str, keyed: Sequence[tuple[str, str]]
+    ) -> dict[str, tuple[int, str]]:
+        """``(id, stored name)`` of each ``(key, name)`` entity, creating the missing ones."""
+        ...
+
     def lock_session(self, conn: Conn, owner: str, session: str) -> None:
         """Hold the lock that orders appends to one episode session until commit."""
         ...

@@ -150,7 +150,12 @@ class PostgresDatabase:
                     raw.execute(f"SET LOCAL search_path TO {self._quoted}")
                 if read_only:  # the snapshot is taken now, by the first query
                     raw.execute("SELECT 1").fetchone()
-                yield PostgresConnection(raw)
+                    yield PostgresConnection(raw)
+                    return
+                # A write sends its statements without waiting for each answer (only a row
+                # it reads back waits): one fact is a dozen statements, not a dozen trips.
+                with raw.pipeline():
+                    yield PostgresConnection(raw)
         except psycopg_pool.PoolTimeout as e:
             raise DatabaseError(f"no connection to {self.path} within the timeout: {e}") from e
         except psycopg.Error as e:

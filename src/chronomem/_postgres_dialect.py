@@ -40,6 +40,34 @@ class PostgresDialect:
         """``json_agg`` cast to text, so both engines hand back the same string."""
         return f"json_agg({column} ORDER BY f.rowid)::text"
 
+    def entities(
+        self, conn: Conn, owner: str, keyed: Sequence[tuple[str, str]]
+    ) -> dict[str, tuple[int, str]]:
+        """All of a fact's entities in one statement: the missing ones inserted (in key
+        order), the known ones read. A key another writer inserts meanwhile is not in this
+        statement's snapshot, so it is read again once that writer has committed."""
+        keys = [k for k, _ in keyed]
+        rows = conn.execute(
+            """WITH wanted AS (SELECT * FROM unnest(?::text[], ?::text[]) AS w(key, name)),
+               added AS (INSERT INTO chronomem_entities (owner, key, name)
+                         SELECT ?, key, name FROM wanted ORDER BY key
+                         ON CONFLICT (owner, key) DO NOTHING RETURNING id, key, name)
+               SELECT id, key, name FROM added
+               UNION ALL
+               SELECT e.id, e.key, e.name FROM chronomem_entities e
+               WHERE e.owner = ? AND e.key = ANY(?)""",
+            (keys, [n for _, n in keyed], owner, owner, keys),
+        ).fetchall()
+        found = {key: (int(i), name) for i, key, name in rows}
+        late = [k for k in keys if k not in found]
+        if late:
+            for i, key, name in conn.execute(
+                "SELECT id, key, name FROM chronomem_entities WHERE owner = ? AND key = ANY(?)",
+                (owner, late),
+            ).fetchall():
+                found[key] = (int(i), name)
+        return found
+
     def lock_session(self, conn: Conn, owner: str, session: str) -> None:
         """A transaction-scoped advisory lock on (owner, session), released at commit."""
         key = "chronomem.session:" + json.dumps([owner, session], ensure_ascii=False)

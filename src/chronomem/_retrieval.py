@@ -153,6 +153,13 @@ def _lexical(
     return lexical[:CHANNEL_DEPTH], [o for o in overlap if o[1] > 0][:CHANNEL_DEPTH], meta
 
 
+def _each(template: str, params: Sequence[Sequence[object]]) -> tuple[str, list[object]]:
+    """One statement running ``template`` (a query with ``?`` marks, its first column the
+    caller's tag) once per parameter row: one round trip to a server instead of one each."""
+    sql = " UNION ALL ".join(f"SELECT * FROM ({template}) AS s{i}" for i in range(len(params)))
+    return sql, [x for row in params for x in row]
+
+
 def resolve(conn: Conn, owner: str, query: str) -> dict[int, float]:
     """Entity ids the query names, weighted by how surely it names them.
 
@@ -160,19 +167,26 @@ def resolve(conn: Conn, owner: str, query: str) -> dict[int, float]:
     expands to keys extending it by words (``thinkpad t14``) at half weight; words an exact
     match already covers are not looked up again.
     """
+    # A plain lower-case word ("family") names an entity too rarely to be worth the noise: in
+    # conversation, sentence-initial words become entities by the dozen.
+    keys = [(key, weight) for key, weight in query_keys(query) if weight >= 1.0]
+    if not keys:
+        return {}
+    # [key, key + "!") holds the key itself and every key extending it by a word.
+    sql, params = _each(
+        """SELECT ? AS i, id, key, length(key) AS n FROM chronomem_entities
+           WHERE owner = ? AND key >= ? AND key < ? ORDER BY length(key), key LIMIT 4""",
+        [(i, owner, key, key + "!") for i, (key, _) in enumerate(keys)],
+    )
+    matches: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for i, entity_id, key, _ in sorted(conn.execute(sql, params).fetchall(), key=_by_length):
+        matches[i].append((entity_id, key))
     found: dict[int, float] = {}
     covered: set[str] = set()
-    for key, weight in query_keys(query):
-        if weight < 1.0 or set(key.split()) <= covered:
-            # A plain lower-case word ("family") names an entity too rarely to be worth the
-            # noise: in conversation, sentence-initial words become entities by the dozen.
+    for i, (key, weight) in enumerate(keys):
+        if set(key.split()) <= covered:
             continue
-        # [key, key + "!") holds the key itself and every key extending it by a word.
-        rows = conn.execute(
-            """SELECT id, key FROM chronomem_entities WHERE owner = ? AND key >= ? AND key < ?
-               ORDER BY length(key) LIMIT 4""",
-            (owner, key, key + "!"),
-        ).fetchall()
+        rows = matches[i]
         if rows and rows[0][1] == key:
             found[rows[0][0]] = max(found.get(rows[0][0], 0.0), weight)
             covered.update(key.split())
@@ -184,24 +198,28 @@ def resolve(conn: Conn, owner: str, query: str) -> dict[int, float]:
     return found
 
 
-def _facts_of(conn: Conn, entity_id: int, view: View, depth: int) -> list[tuple[int, float, float]]:
-    where, params = view.sql()
-    return conn.execute(
-        f"""SELECT f.rowid, f.trust, f.confidence FROM chronomem_fact_entities fe
-            JOIN chronomem_facts f ON f.rowid = fe.fact_rowid
-            WHERE fe.entity_id = ? AND {where} ORDER BY fe.fact_rowid DESC LIMIT ?""",
-        (entity_id, *params, depth),
-    ).fetchall()
+def _by_length(row: tuple[int, int, str, int]) -> tuple[int, int, str]:
+    return row[0], row[3], row[2]
 
 
 def _by_entities(
     conn: Conn, weighted: Mapping[int, float], view: View, depth: int, meta: Meta
 ) -> Ranking:
+    """Facts naming the entities (each entity's newest ``depth`` in the view), scored by
+    the weights of the entities they name."""
+    if not weighted:
+        return []
+    where, where_params = view.sql()
+    sql, params = _each(
+        f"""SELECT ? AS e, f.rowid, f.trust, f.confidence FROM chronomem_fact_entities fe
+            JOIN chronomem_facts f ON f.rowid = fe.fact_rowid
+            WHERE fe.entity_id = ? AND {where} ORDER BY fe.fact_rowid DESC LIMIT ?""",
+        [(e, e, *where_params, depth) for e in weighted],
+    )
     scores: dict[int, float] = defaultdict(float)
-    for entity_id, weight in weighted.items():
-        for rowid, trust, confidence in _facts_of(conn, entity_id, view, depth):
-            scores[rowid] += weight
-            meta[rowid] = (trust, confidence)
+    for entity_id, rowid, trust, confidence in conn.execute(sql, params).fetchall():
+        scores[rowid] += weighted[entity_id]
+        meta[rowid] = (trust, confidence)
     ranked = sorted(scores, key=lambda r: (-scores[r], -r))
     return [(r, scores[r]) for r in ranked[:CHANNEL_DEPTH]]
 
@@ -244,16 +262,16 @@ def _specific(conn: Conn, owner: str, named: Mapping[int, float]) -> dict[int, f
     # Counting stops where specificity has surely fallen below the floor (about sqrt(n)
     # facts), so a hub entity costs no more than a rare one.
     probe = 2 * math.isqrt(n) + 2
+    sql, params = _each(
+        "SELECT ? AS e, count(*) FROM (SELECT 1 FROM chronomem_fact_entities "
+        "WHERE entity_id = ? LIMIT ?) AS c",
+        [(e, e, probe) for e in named],
+    )
     kept: dict[int, float] = {}
-    for entity_id, weight in named.items():
-        (facts,) = conn.execute(
-            """SELECT count(*) FROM (SELECT 1 FROM chronomem_fact_entities
-               WHERE entity_id = ? LIMIT ?) AS s""",
-            (entity_id, probe),
-        ).fetchone()
+    for entity_id, facts in conn.execute(sql, params).fetchall():
         specificity = math.log(1.0 + (n - facts + 0.5) / (facts + 0.5)) / unique
         if facts < probe and specificity >= MIN_SPECIFICITY:
-            kept[entity_id] = weight * specificity
+            kept[entity_id] = named[entity_id] * specificity
     return kept
 
 

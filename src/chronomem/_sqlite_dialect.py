@@ -36,6 +36,31 @@ class SQLiteDialect:
         """``json_group_array``: already text."""
         return f"json_group_array({column})"
 
+    def entities(
+        self, conn: Conn, owner: str, keyed: Sequence[tuple[str, str]]
+    ) -> dict[str, tuple[int, str]]:
+        """Looked up one by one (each a cheap indexed read in process); inserted if missing.
+
+        Known entities are looked up, not upserted: an upsert rewrites the row (and dirties
+        its page in the WAL) even when nothing changes, which serial writes pay for on every
+        commit.
+        """
+        found: dict[str, tuple[int, str]] = {}
+        for key, name in keyed:
+            row = (
+                conn.execute(
+                    "SELECT id, name FROM chronomem_entities WHERE owner = ? AND key = ?",
+                    (owner, key),
+                ).fetchone()
+                or conn.execute(
+                    """INSERT INTO chronomem_entities (owner, key, name) VALUES (?, ?, ?)
+                       RETURNING id, name""",
+                    (owner, key, name),
+                ).fetchone()
+            )
+            found[key] = (int(row[0]), row[1])
+        return found
+
     def lock_session(self, conn: Conn, owner: str, session: str) -> None:
         """Nothing to do: the write transaction already holds the database's write lock."""
 

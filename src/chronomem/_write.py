@@ -83,28 +83,19 @@ def prepare(data: FactInput) -> Prepared:
 def _entity_ids(conn: Conn, owner: str, p: Prepared) -> list[int]:
     """Ids of the fact's entities, creating new ones; a caller's spelling renames an entity.
 
-    Known entities are looked up, not upserted: an upsert rewrites the row (and dirties its
-    page in the WAL) even when nothing changes, which serial writes pay for on every commit.
     Entities are visited in key order, so concurrent writers (on PostgreSQL) lock them in one
-    order; a writer that loses the race to create one reads the winner's row.
+    order and never wait on each other in a cycle.
     """
-    ids: dict[str, int] = {}
-    for key, name in sorted(zip(p.keys, p.names, strict=True)):
-        find = "SELECT id, name FROM chronomem_entities WHERE owner = ? AND key = ?"
-        row = conn.execute(find, (owner, key)).fetchone()
-        if row is None:
-            row = (
+    keyed = sorted(zip(p.keys, p.names, strict=True))
+    found = conn.dialect.entities(conn, owner, keyed) if keyed else {}
+    if p.caller_named:
+        for key, name in keyed:
+            entity_id, stored = found[key]
+            if stored != name:
                 conn.execute(
-                    """INSERT INTO chronomem_entities (owner, key, name) VALUES (?, ?, ?)
-                   ON CONFLICT (owner, key) DO NOTHING RETURNING id, name""",
-                    (owner, key, name),
-                ).fetchone()
-                or conn.execute(find, (owner, key)).fetchone()
-            )
-        if p.caller_named and row[1] != name:
-            conn.execute("UPDATE chronomem_entities SET name = ? WHERE id = ?", (name, row[0]))
-        ids[key] = int(row[0])
-    return [ids[key] for key in p.keys]
+                    "UPDATE chronomem_entities SET name = ? WHERE id = ?", (name, entity_id)
+                )
+    return [found[key][0] for key in p.keys]
 
 
 def insert_fact(
