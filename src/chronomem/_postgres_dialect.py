@@ -128,12 +128,17 @@ class PostgresDialect:
         """Every posting of the terms (each a bounded index range), joined to the view."""
         if not terms:
             return []
+        # The postings are read first, as their own step: left to choose, the planner of a
+        # table not yet analysed (a new or freshly filled memory) scanned every posting of
+        # the owner once per fact, 165 ms for 369 episodes instead of 0.5 ms.
         return conn.execute(
-            f"""SELECT {PoolColumns}
-                FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
-                WHERE chronomem_lex.rowid IN (SELECT p.rowid FROM chronomem_postings p
-                                              WHERE p.owner = ? AND p.term = ANY(?))
-                  AND {where}""",
+            f"""WITH hit AS MATERIALIZED (
+                    SELECT DISTINCT p.rowid FROM chronomem_postings p
+                    WHERE p.owner = ? AND p.term = ANY(?))
+                SELECT {PoolColumns}
+                FROM hit JOIN chronomem_facts f ON f.rowid = hit.rowid
+                JOIN chronomem_lex ON chronomem_lex.rowid = hit.rowid
+                WHERE {where}""",
             (owner, list(terms), *params),
         ).fetchall()
 
