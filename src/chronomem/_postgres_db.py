@@ -92,6 +92,24 @@ def _redacted(dsn: str) -> str:
     return f"postgresql://{f'{user}@' if user else ''}{where}"
 
 
+@contextlib.contextmanager
+def _snapshot(raw: psycopg.Connection[Any], search_path: str | None) -> Iterator[None]:
+    """A REPEATABLE READ, READ ONLY transaction whose snapshot is taken on entry, in one
+    round trip (BEGIN, settings and the first query pipelined); reads then run unpipelined,
+    each answered at once."""
+    with raw.pipeline():
+        raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        if search_path is not None:
+            raw.execute(f"SET LOCAL search_path TO {search_path}")
+        raw.execute("SELECT 1").fetchone()
+    try:
+        yield
+    except BaseException:
+        raw.execute("ROLLBACK")
+        raise
+    raw.execute("COMMIT")
+
+
 class PostgresDatabase:
     """A pool (owned, from a DSN, or borrowed) and chronomem's tables in ``schema``."""
 
@@ -143,18 +161,17 @@ class PostgresDatabase:
     @contextlib.contextmanager
     def _transaction(self, *, read_only: bool) -> Iterator[PostgresConnection]:
         try:
-            with self._pool.connection() as raw, raw.transaction():
+            with self._pool.connection() as raw:
                 if read_only:
-                    raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                if not self._owns_pool:
-                    raw.execute(f"SET LOCAL search_path TO {self._quoted}")
-                if read_only:  # the snapshot is taken now, by the first query
-                    raw.execute("SELECT 1").fetchone()
-                    yield PostgresConnection(raw)
+                    with _snapshot(raw, None if self._owns_pool else self._quoted):
+                        yield PostgresConnection(raw)
                     return
-                # A write sends its statements without waiting for each answer (only a row
-                # it reads back waits): one fact is a dozen statements, not a dozen trips.
-                with raw.pipeline():
+                # Pipeline mode: a statement waits for the server only when its rows are
+                # read, so a write (a dozen statements per fact) waits only where it reads a
+                # row back, and at COMMIT; BEGIN travels with the first statement.
+                with raw.pipeline(), raw.transaction():
+                    if not self._owns_pool:
+                        raw.execute(f"SET LOCAL search_path TO {self._quoted}")
                     yield PostgresConnection(raw)
         except psycopg_pool.PoolTimeout as e:
             raise DatabaseError(f"no connection to {self.path} within the timeout: {e}") from e
