@@ -1,9 +1,9 @@
 """Regenerate every benchmark figure in the README: ``python scripts/benchmark_matrix.py``.
 
 The matrices (hardware, environment, graded, comparative, peers and sessions, cost at 10k and
-1M items, and the OpenAI Agents SDK and Google ADK adapters against each framework's own
-persistent store) measured on this machine, written to ``bench/results.md``, ``bench/results.json``
-and ``bench/*.png``.
+1M items, the OpenAI Agents SDK and Google ADK adapters against each framework's own
+persistent store, and chronomem on SQLite beside PostgreSQL) measured on this machine,
+written to ``bench/results.md``, ``bench/results.json`` and ``bench/*.png``.
 
 Examples::
 
@@ -60,6 +60,7 @@ MATRICES = (
     "cost",
     "adapters_openai",
     "adapters_adk",
+    "engines",
 )
 
 QUICK: dict[str, Any] = {
@@ -74,6 +75,7 @@ QUICK: dict[str, Any] = {
     "cost_sizes": [1_000, 3_000],
     "cost_mcp_size": 1_000,
     "adapter_sizes": [50, 300],  # both adapters together: under 10 s
+    "engine_sizes": [1_000],
 }
 FULL: dict[str, Any] = {
     "hardware_sizes": [0, 10_000, 100_000, 1_000_000],
@@ -87,6 +89,7 @@ FULL: dict[str, Any] = {
     "cost_sizes": [10_000, 1_000_000],
     "cost_mcp_size": 10_000,
     "adapter_sizes": [100, 10_000],
+    "engine_sizes": [10_000, 1_000_000],
 }
 
 
@@ -153,6 +156,13 @@ def _measure(
             seed=seed,
             cache_dir=cfg["cache_dir"],
             log=log,
+        )
+    if name == "engines":
+        from scripts.matrix import engines  # starts its own PostgreSQL server
+
+        quick = cfg["engine_sizes"] == QUICK["engine_sizes"]
+        return engines.run(
+            quick, sizes=cfg["engine_sizes"], seed=seed, cache_dir=cfg["cache_dir"], log=log
         )
     if name in ("adapters_openai", "adapters_adk"):
         # Imported here: each imports its framework (the agents and google.adk packages).

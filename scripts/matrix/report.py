@@ -30,6 +30,7 @@ _MATRICES = (
     "cost",
     "adapters_openai",
     "adapters_adk",
+    "engines",
 )
 _INTRO = """\
 # chronomem benchmark matrix
@@ -253,6 +254,24 @@ def _adapters(results: dict[str, Any]) -> list[str]:
     return out
 
 
+def _engines(results: dict[str, Any]) -> list[str]:
+    if not results.get("engines"):
+        return []
+    from . import engines  # imports psycopg (the postgres extra)
+
+    note = (
+        "The same facts in a SQLite file and in a PostgreSQL schema on a throwaway local server "
+        "with its default durability (`fsync`, `synchronous_commit` on: like SQLite at FULL); "
+        "PostgreSQL's copy loaded with COPY from the filled file. Recall in alternation; "
+        "writes serial (alternating), then "
+        f"{', '.join(map(str, results['engines']['writers']))} processes for "
+        f"{results['engines']['seconds']:.0f} s each on one database. "
+        "`python -m scripts.matrix.engines` runs it alone."
+    )
+    body = engines.render(results["engines"]).splitlines()
+    return _section("8. Engines: SQLite and PostgreSQL", body, note)
+
+
 def render(results: dict[str, Any]) -> str:
     """The whole report as Markdown."""
     lines = [_INTRO.format(seed=results["meta"]["seed"])]
@@ -265,6 +284,7 @@ def render(results: dict[str, Any]) -> str:
             f"Machine: {results['meta']['machine']['CPU']}, "
             f"{results['meta']['machine']['cores']} cores; details below.",
         )
-    for part in (_hardware, _environment, _graded, _comparative, _peers, _cost, _adapters):
+    parts = (_hardware, _environment, _graded, _comparative, _peers, _cost, _adapters, _engines)
+    for part in parts:
         lines += part(results)
     return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,199 @@
+"""Matrix: chronomem on SQLite and on PostgreSQL, side by side in one run.
+
+At each size the same facts sit in a SQLite file (WAL) and in a PostgreSQL schema on a
+throwaway local server running with its defaults (``fsync`` and ``synchronous_commit`` on, so
+an acknowledged write survives power loss, like SQLite at ``synchronous=FULL``). The
+PostgreSQL copy is loaded from the filled file with COPY (:mod:`.pg_copy`, untimed). Then:
+
+- **recall**: ``recall(limit=10)`` on both, in alternation, so drift on the machine hits both;
+- **serial remember**: one fact per durable transaction, alternating SQLite at FULL (equal
+  durability), SQLite at NORMAL (its default) and PostgreSQL;
+- **concurrent remember** (smallest size only): 1, 2, 4 and 8 processes remembering for a
+  fixed time on one database, for each of the three; facts per second over all writers.
+
+Run on its own: ``python -m scripts.matrix.engines [--quick]`` prints the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from tests.pgserver import throwaway_server
+
+from chronomem import ChronoMem
+
+from .cost import _filled
+from .data import scaling_queries, synthetic_facts
+from .fmt import pct, ratio, table
+from .pg_copy import copy_into_postgres
+from .stats import percentiles
+
+__all__ = ["render", "run"]
+
+_OWNER = "bench"
+WRITERS = (1, 2, 4, 8)
+_ENGINES = ("sqlite FULL", "sqlite NORMAL", "postgres")
+
+
+def _url(dsn: str) -> str:
+    import urllib.parse
+
+    import psycopg.conninfo
+
+    params = {k: str(v) for k, v in psycopg.conninfo.conninfo_to_dict(dsn).items()}
+    return "postgresql://?" + urllib.parse.urlencode(params)
+
+
+def _open(engine: str, file: Path, url: str, schema: str) -> ChronoMem:
+    if engine == "postgres":
+        return ChronoMem(url, owner=_OWNER, schema=schema)
+    return ChronoMem(file, owner=_OWNER, synchronous=engine.split()[1])
+
+
+def _recall(mems: dict[str, ChronoMem], size: int, queries: int, seed: int) -> dict[str, Any]:
+    asks = scaling_queries(queries, seed=seed, population=size)
+    samples: dict[str, list[float]] = {name: [] for name in mems}
+    for i in range(-5, len(asks)):  # five untimed rounds warm caches and statements
+        for name, mem in mems.items():
+            started = time.perf_counter()
+            mem.recall(asks[i % len(asks)], limit=10)
+            if i >= 0:
+                samples[name].append(time.perf_counter() - started)
+    return {name: {k: 1000 * v for k, v in percentiles(s).items()} for name, s in samples.items()}
+
+
+def _serial(mems: dict[str, ChronoMem], size: int, count: int, seed: int) -> dict[str, float]:
+    new = list(islice(synthetic_facts(size + count * len(mems), seed=seed), size, None))
+    spent = dict.fromkeys(mems, 0.0)
+    for i in range(count):
+        for j, (name, mem) in enumerate(mems.items()):
+            f = new[i * len(mems) + j]
+            started = time.perf_counter()
+            mem.remember(f.content, category=f.category, entities=list(f.entities))
+            spent[name] += time.perf_counter() - started
+    return {name: count / s for name, s in spent.items()}
+
+
+def _writer(
+    engine: str, file: str, url: str, schema: str, worker: int, ready: Any, seconds: float
+) -> int:
+    """Connect, wait until every writer has, then remember for ``seconds``."""
+    with _open(engine, Path(file), url, schema) as mem:
+        ready.wait()
+        until, n = time.perf_counter() + seconds, 0
+        while time.perf_counter() < until:
+            mem.remember(f"Writer W{worker} logged event E{worker}x{n} at the depot")
+            n += 1
+        return n
+
+
+def _concurrent(
+    engine: str, file: Path, url: str, schema: str, writers: int, seconds: float
+) -> float:
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Manager() as manager, ctx.Pool(writers) as pool:
+        ready = manager.Barrier(writers)
+        results = [
+            pool.apply_async(_writer, (engine, str(file), url, schema, w, ready, seconds))
+            for w in range(writers)
+        ]
+        done = sum(r.get(timeout=seconds + 300) for r in results)
+    return done / seconds
+
+
+def _size(
+    size: int, dsn: str, cfg: dict[str, Any], where: Path, log: Callable[[str], None]
+) -> dict[str, Any]:
+    file = where / f"engines-{size}.db"
+    fill = _filled("facts", {"size": size, "seed": cfg["seed"], "cache_dir": cfg["cache"]}, file)
+    url, schema = _url(dsn), f"bench_{uuid.uuid4().hex[:8]}"
+    started = time.perf_counter()
+    copied = copy_into_postgres(file, url, schema)
+    took = time.perf_counter() - started
+    log(f"engines: {size:,} facts filled, copied to PostgreSQL in {took:.0f}s")
+    mems = {engine: _open(engine, file, url, schema) for engine in _ENGINES}
+    try:
+        recall = _recall({"sqlite": mems["sqlite NORMAL"], "postgres": mems["postgres"]},
+                         size, cfg["queries"], cfg["seed"])  # fmt: skip
+        serial = _serial(mems, size, cfg["serial"], cfg["seed"])
+    finally:
+        for mem in mems.values():
+            mem.close()
+    row: dict[str, Any] = {"size": size, "fill": fill, "copied": copied, "recall_ms": recall,
+                           "serial_per_s": serial}  # fmt: skip
+    if cfg["concurrent"]:
+        row["concurrent_per_s"] = {
+            str(n): {e: _concurrent(e, file, url, schema, n, cfg["seconds"]) for e in _ENGINES}
+            for n in cfg["writers"]
+        }
+    return row
+
+
+def run(
+    quick: bool,
+    *,
+    sizes: list[int] | None = None,
+    seed: int = 20260601,
+    cache_dir: str | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Both engines at each size (1k when ``quick``; 10k and 1M otherwise)."""
+    sizes = sizes or ([1_000] if quick else [10_000, 1_000_000])
+    cfg = {"seed": seed, "cache": cache_dir, "queries": 20 if quick else 100,
+           "serial": 30 if quick else 300, "seconds": 2.0 if quick else 10.0,
+           "writers": WRITERS[-1:] if quick else WRITERS}  # fmt: skip
+    rows = []
+    with (
+        throwaway_server(prefix="chronomem-engines-") as dsn,
+        tempfile.TemporaryDirectory(prefix="chronomem-bench-") as tmp,
+    ):
+        for i, size in enumerate(sizes):
+            rows.append(_size(size, dsn, {**cfg, "concurrent": i == 0}, Path(tmp), log))
+            shutil.rmtree(tmp, ignore_errors=True)
+            Path(tmp).mkdir(exist_ok=True)
+    return {"rows": rows, "writers": cfg["writers"], "seconds": cfg["seconds"], "sizes": sizes}
+
+
+def render(result: dict[str, Any]) -> str:
+    """Recall latency and write throughput per engine, with PostgreSQL's ratio to SQLite."""
+    recall = [
+        [f"{r['size']:,}", pct(r["recall_ms"]["sqlite"], "p50", "p95"),
+         pct(r["recall_ms"]["postgres"], "p50", "p95"),
+         ratio(r["recall_ms"]["postgres"]["p50"], r["recall_ms"]["sqlite"]["p50"])]
+        for r in result["rows"]
+    ]  # fmt: skip
+    writes = []
+    for r in result["rows"]:
+        kinds = [("1, serial", r["serial_per_s"])]
+        for n, per_s in r.get("concurrent_per_s", {}).items():
+            kinds.append((f"{n} process{'es' if n != '1' else ''}", per_s))
+        for label, per_s in kinds:
+            writes.append([f"{r['size']:,}", label, *(f"{per_s[e]:,.0f}" for e in _ENGINES),
+                           ratio(per_s["postgres"], per_s["sqlite FULL"])])  # fmt: skip
+    return "\n".join([
+        *table(["facts", "SQLite p50 / p95 (ms)", "PostgreSQL p50 / p95 (ms)",
+                "PostgreSQL / SQLite p50"], recall),
+        "",
+        *table(["facts", "writers", "SQLite FULL /s", "SQLite NORMAL /s", "PostgreSQL /s",
+                "PostgreSQL / SQLite FULL"], writes),
+    ])  # fmt: skip
+
+
+def _main() -> None:
+    parser = argparse.ArgumentParser(description="chronomem on SQLite vs PostgreSQL")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    print(render(run(args.quick)))
+
+
+if __name__ == "__main__":
+    _main()

@@ -1,0 +1,84 @@
+"""Load a filled SQLite memory into a PostgreSQL schema with COPY (benchmark fills only).
+
+Filling a million facts through ``remember`` takes the better part of an hour on a small
+machine, and the fill is not what the engines matrix measures. So the PostgreSQL copy of a
+filled file is loaded table by table with ``COPY``: row for row what chronomem's write path
+stored in SQLite, plus the postings and counters that its PostgreSQL dialect keeps (derived
+from the same stored terms; all counters in shard 0). The schema is created by ``ChronoMem``
+itself first, so the tables, indexes and version are the real ones.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from chronomem import ChronoMem
+
+__all__ = ["copy_into_postgres"]
+
+_FACT_COLUMNS = (
+    "rowid, id, owner, content, category, trust, confidence, source, metadata, entities, "
+    "terms, attr, value, system_time, valid_from, valid_until, invalidated_at, superseded_by, "
+    "forgotten, forget_reason, kind, speaker, session, seq"
+)
+_PLAIN = {
+    "chronomem_facts": (_FACT_COLUMNS, _FACT_COLUMNS),
+    "chronomem_lex": ("rowid, body, ctx1, ctx2", "rowid, body, ctx1, ctx2"),
+    "chronomem_term_stats": ("owner, term, 0, df", "owner, term, shard, df"),
+    "chronomem_corpus": ("owner, kind, 0, items, length", "owner, kind, shard, items, length"),
+    "chronomem_speakers": ("owner, key", "owner, key"),
+    "chronomem_entities": ("id, owner, key, name", "id, owner, key, name"),
+    "chronomem_fact_entities": ("entity_id, fact_rowid", "entity_id, fact_rowid"),
+    "chronomem_entity_links": ("src, dst, weight", "src, dst, weight"),
+}
+
+
+def _postings(source: sqlite3.Connection) -> Iterator[tuple[str, str, int]]:
+    rows = source.execute(
+        """SELECT f.owner, l.rowid, l.body, l.ctx1, l.ctx2 FROM chronomem_lex l
+           JOIN chronomem_facts f ON f.rowid = l.rowid ORDER BY l.rowid"""
+    )
+    for owner, rowid, *columns in rows:
+        for term in sorted({t for c in columns for t in c.split()}):
+            yield owner, term, rowid
+
+
+def _copy(conn: psycopg.Connection[Any], table: str, columns: str, rows: Any) -> int:
+    n = 0
+    with conn.cursor().copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+            n += 1
+    return n
+
+
+def copy_into_postgres(sqlite_file: Path, url: str, schema: str) -> dict[str, int]:
+    """Create ``schema`` (through ``ChronoMem``) and load ``sqlite_file``'s memory into it;
+    returns the rows copied per table."""
+    ChronoMem(url, schema=schema).close()
+    counts: dict[str, int] = {}
+    source = sqlite3.connect(f"file:{sqlite_file}?mode=ro", uri=True)
+    try:
+        with psycopg.connect(url, options=f"-c search_path={schema}") as conn:
+            with conn.transaction():
+                for table, (read, write) in _PLAIN.items():
+                    rows = source.execute(f"SELECT {read} FROM {table}")
+                    counts[table] = _copy(conn, table, write, rows)
+                counts["chronomem_postings"] = _copy(
+                    conn, "chronomem_postings", "owner, term, rowid", _postings(source)
+                )
+                for table, column in (("chronomem_facts", "rowid"), ("chronomem_entities", "id")):
+                    conn.execute(
+                        f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
+                        f"(SELECT coalesce(max({column}), 0) + 1 FROM {table}), false)"
+                    )
+            conn.autocommit = True
+            conn.execute("VACUUM ANALYZE")
+    finally:
+        source.close()
+    return counts
