@@ -110,6 +110,20 @@ def _concurrent(
     return done / seconds
 
 
+def _schema_bytes(url: str, schema: str) -> int:
+    """Tables, indexes and TOAST of the schema, as PostgreSQL stores them."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            """SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c
+               JOIN pg_namespace n ON n.oid = c.relnamespace
+               WHERE n.nspname = %s AND c.relkind = 'r'""",
+            (schema,),
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def _size(
     size: int, dsn: str, cfg: dict[str, Any], where: Path, log: Callable[[str], None]
 ) -> dict[str, Any]:
@@ -120,6 +134,7 @@ def _size(
     copied = copy_into_postgres(file, url, schema)
     took = time.perf_counter() - started
     log(f"engines: {size:,} facts filled, copied to PostgreSQL in {took:.0f}s")
+    storage = {"sqlite": file.stat().st_size, "postgres": _schema_bytes(url, schema)}
     mems = {engine: _open(engine, file, url, schema) for engine in _ENGINES}
     try:
         recall = _recall({"sqlite": mems["sqlite NORMAL"], "postgres": mems["postgres"]},
@@ -129,7 +144,7 @@ def _size(
         for mem in mems.values():
             mem.close()
     row: dict[str, Any] = {"size": size, "fill": fill, "copied": copied, "recall_ms": recall,
-                           "serial_per_s": serial}  # fmt: skip
+                           "serial_per_s": serial, "bytes": storage}  # fmt: skip
     if cfg["concurrent"]:
         row["concurrent_per_s"] = {
             str(n): {e: _concurrent(e, file, url, schema, n, cfg["seconds"]) for e in _ENGINES}
@@ -179,9 +194,13 @@ def render(result: dict[str, Any]) -> str:
         for label, per_s in kinds:
             writes.append([f"{r['size']:,}", label, *(f"{per_s[e]:,.0f}" for e in _ENGINES),
                            ratio(per_s["postgres"], per_s["sqlite FULL"])])  # fmt: skip
+    for r, line in zip(result["rows"], recall, strict=True):
+        line.insert(
+            1, " / ".join(f"{r['bytes'][e] / r['size']:,.0f}" for e in ("sqlite", "postgres"))
+        )
     return "\n".join([
-        *table(["facts", "SQLite p50 / p95 (ms)", "PostgreSQL p50 / p95 (ms)",
-                "PostgreSQL / SQLite p50"], recall),
+        *table(["facts", "bytes per fact (SQLite / PostgreSQL)", "SQLite recall p50 / p95 (ms)",
+                "PostgreSQL recall p50 / p95 (ms)", "PostgreSQL / SQLite p50"], recall),
         "",
         *table(["facts", "writers", "SQLite FULL /s", "SQLite NORMAL /s", "PostgreSQL /s",
                 "PostgreSQL / SQLite FULL"], writes),
