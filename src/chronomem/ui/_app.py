@@ -8,6 +8,7 @@ Every endpoint answers a page, never a whole table, so a 100,000-acta session or
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -22,13 +23,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from chronica import ActorKind, ActumKind
-from chronomem import ChronoMem, ChronoMemError
+from chronomem import ChronoMem, ChronoMemError, Contradiction
 from chronomem._isotime import parse_time
 
 from ._config import UiConfig
 from ._guard import Guard
 from ._sessions import SessionReader, Window
-from ._views import contradictions_view, recall_view, timeline_view
+from ._views import SharedCall, contradictions_view, recall_view, timeline_view
 
 __all__ = ["STATIC", "Sources", "build_app"]
 
@@ -40,28 +41,34 @@ _MAX_PAGE = 1000
 
 @dataclass(frozen=True)
 class Sources:
-    """What the inspector reads: one owner's memory and session record on one file."""
+    """What the inspector reads: one owner's memory and session record on one file.
+
+    The conflicts get a memory of their own: a ``ChronoMem`` answers one call at a time, and
+    a scan for contradictions on a large memory must not hold up every other page.
+    """
 
     owner: str
     memory: ChronoMem
     sessions: SessionReader
+    scanner: ChronoMem
+    conflicts: SharedCall[list[Contradiction]]
 
     @classmethod
     def open(cls, db: Path, owner: str) -> Sources:
-        """Open both readers on ``db``, as the MCP server opens its state."""
-        memory = ChronoMem(db, owner=owner)
-        try:
-            return cls(owner, memory, SessionReader(db))
-        except BaseException:
-            memory.close()
-            raise
+        """Open the readers on ``db``, as the MCP server opens its state."""
+        with contextlib.ExitStack() as opened:
+            memory = opened.enter_context(ChronoMem(db, owner=owner))
+            scanner = opened.enter_context(ChronoMem(db, owner=owner))
+            sessions = SessionReader(db)
+            opened.pop_all()  # all opened: the sources own them now
+        return cls(owner, memory, sessions, scanner, SharedCall(scanner.contradictions))
 
     def close(self) -> None:
-        """Release the file."""
-        try:
-            self.sessions.close()
-        finally:
-            self.memory.close()
+        """Release the file (every handle, even if one fails to close)."""
+        with contextlib.ExitStack() as stack:
+            stack.callback(self.memory.close)
+            stack.callback(self.scanner.close)
+            stack.callback(self.sessions.close)
 
 
 class BadRequest(Exception):
@@ -206,6 +213,7 @@ def contradictions(request: Request, src: Sources) -> dict[str, Any]:
     """A page of open conflicts, each with its facts."""
     return contradictions_view(
         src.memory,
+        src.conflicts(),
         offset=_int(request, "offset", 0),
         limit=_int(request, "limit", 50, low=1, high=_MAX_PAGE),
     )

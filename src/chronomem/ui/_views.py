@@ -7,13 +7,40 @@ rather than re-ranking anything itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from chronomem import ChronoMem, FactNotFoundError
+from chronomem import ChronoMem, Contradiction, FactNotFoundError
 
-__all__ = ["contradictions_view", "item_json", "recall_view", "timeline_view"]
+__all__ = ["SharedCall", "contradictions_view", "item_json", "recall_view", "timeline_view"]
+
+T = TypeVar("T")
+
+
+class SharedCall(Generic[T]):
+    """One slow call at a time; whoever asked while it ran takes its answer.
+
+    ``contradictions()`` reads every active fact with a claim; on a large memory that takes
+    long enough that a user reloading the page would start the same scan again and again.
+    An answer finished after a caller asked is as fresh as a read racing a write.
+    """
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self._work = work
+        self._lock = threading.Lock()
+        self._answer: tuple[float, T] | None = None
+
+    def __call__(self) -> T:
+        asked = time.monotonic()
+        with self._lock:
+            if self._answer is not None and self._answer[0] >= asked:
+                return self._answer[1]
+            value = self._work()
+            self._answer = (time.monotonic(), value)
+            return value
 
 
 def item_json(item: Any) -> dict[str, Any]:
@@ -82,9 +109,10 @@ def timeline_view(memory: ChronoMem, entity: str, *, offset: int, limit: int) ->
     }
 
 
-def contradictions_view(memory: ChronoMem, *, offset: int, limit: int) -> dict[str, Any]:
+def contradictions_view(
+    memory: ChronoMem, groups: Sequence[Contradiction], *, offset: int, limit: int
+) -> dict[str, Any]:
     """A page of the open conflicts, each with its facts in full for a side-by-side view."""
-    groups = memory.contradictions()
     out = []
     for group in groups[offset : offset + limit]:
         facts = []

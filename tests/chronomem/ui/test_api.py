@@ -3,7 +3,10 @@ session exactly once, nothing writes, and the MCP transport's rules guard the do
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +17,7 @@ from chronica import ActorKind, Actum, ActumKind, Chronicarius
 from chronica.stores.sqlite import SQLiteStore
 from chronomem.ui import Sources, UiConfig, build_app
 from chronomem.ui._sessions import PREVIEW_CHARS
+from chronomem.ui._views import SharedCall
 
 from .sample import OWNER, SESSION
 
@@ -221,3 +225,24 @@ def test_sources_close_what_they_opened(sample_db: Path) -> None:
     sources.close()
     with pytest.raises(Exception, match="closed"):
         sources.memory.stats()
+
+
+def test_callers_during_a_slow_scan_share_its_answer() -> None:
+    calls: list[int] = []
+    started, release = threading.Event(), threading.Event()
+
+    def scan() -> int:
+        calls.append(1)
+        started.set()
+        release.wait(5)
+        return len(calls)
+
+    shared = SharedCall(scan)
+    with ThreadPoolExecutor(4) as pool:
+        first = pool.submit(shared)
+        assert started.wait(5)
+        waiting = [pool.submit(shared) for _ in range(3)]
+        time.sleep(0.05)  # all three are queued behind the running scan
+        release.set()
+        assert [first.result(), *(w.result() for w in waiting)] == [1, 1, 1, 1]
+    assert shared() == 2  # asked after the scan ended: a fresh one

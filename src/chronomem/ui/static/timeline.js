@@ -19,7 +19,8 @@ function ticks(t0, t1, x, height) {
     const t = t0 + ((t1 - t0) * i) / 5;
     const at = x(t);
     out.push(s("line", { class: "axis", x1: at, x2: at, y1: TOP - 8, y2: height }),
-      s("text", { class: "tick", x: at + 3, y: TOP - 12 },
+      s("text", { class: "tick", x: i === 5 ? at - 3 : at + 3, y: TOP - 12,
+        "text-anchor": i === 5 ? "end" : "start" },
         new Date(t).toISOString().slice(0, 10)));
   }
   return out;
