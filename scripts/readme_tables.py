@@ -1,8 +1,9 @@
 """The README's figures, rendered from the committed benchmark files (never typed by hand).
 
-Each block of README.md between ``<!-- generated: NAME -->`` and ``<!-- /generated -->`` is
-the output of one renderer here, fed by a file under ``bench/`` that a benchmark script wrote.
-``tests/test_readme.py`` fails when a block differs from what its file says.
+Each block of README.md (and docs/scaling.md) between ``<!-- generated: NAME -->`` and
+``<!-- /generated -->`` is the output of one renderer here, fed by a file under ``bench/`` that
+a benchmark script wrote. ``tests/test_readme.py`` fails when a block differs from what its
+file says.
 
     python scripts/readme_tables.py          # rewrite the blocks in README.md
     python scripts/readme_tables.py --check  # exit 1 if any block is stale
@@ -37,6 +38,8 @@ from scripts.matrix.session_tables import session_losses  # noqa: E402  # as abo
 from scripts.matrix.tables import key_table, losses, peer_losses  # noqa: E402  # as above
 
 README = REPO / "README.md"
+DOCUMENTS = (README, REPO / "docs" / "scaling.md")
+"""Every file with generated blocks."""
 RESULTS = "results.json"
 _MATRICES = (
     "hardware",
@@ -47,6 +50,7 @@ _MATRICES = (
     "cost",
     "adapters_openai",
     "adapters_adk",
+    "engines",
 )
 BLOCK = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- /generated -->)", re.S)
 
@@ -210,6 +214,101 @@ def perf_matrix() -> str:
     return "\n".join(lines)
 
 
+def _largest_gap(a: Mapping[str, Any], b: Mapping[str, Any]) -> float:
+    """The largest difference between two LoCoMo reports over every table of figures."""
+    gaps = [0.0]
+    for section in ("headline", "per_category_r10", "episode_ablation", "fact_channels"):
+        for row, values in a[section].items():
+            gaps += [abs(v - b[section][row][k]) for k, v in values.items()]
+    return max(gaps)
+
+
+def engines() -> str:
+    """chronomem on PostgreSQL beside SQLite: the same recall, and what each engine costs."""
+    from scripts.matrix import engines as matrix  # imports psycopg (the postgres extra)
+
+    on_sqlite, on_postgres = _load("locomo.json"), _load("locomo_postgres.json")
+    columns = list(on_sqlite["headline"]["chronomem episodes"])
+    paths = ("chronomem episodes", "chronomem facts")
+    rows = [
+        _row(f"{path}, {engine}", report["headline"][path], columns)
+        for path in paths
+        for engine, report in (("SQLite", on_sqlite), ("PostgreSQL", on_postgres))
+    ]
+    r = _results()["engines"]
+    biggest = r["rows"][-1]
+    slower = biggest["recall_ms"]["postgres"]["p50"] / biggest["recall_ms"]["sqlite"]["p50"]
+    most = max(r["writers"])
+    concurrent = next(row for row in r["rows"] if "concurrent_per_s" in row)["concurrent_per_s"]
+    writes = concurrent[str(most)]
+    faster = writes["postgres"] / writes["sqlite FULL"]
+    lines = [
+        "The LoCoMo development set on each engine (`scripts/eval_locomo.py`, with `--db` for "
+        "PostgreSQL):",
+        "",
+        "| ranking | " + " | ".join(columns) + " |",
+        "|---" * (len(columns) + 1) + "|",
+        *rows,
+        "",
+        f"The largest difference anywhere in the two reports (headline, categories, every "
+        f"ablation): {_largest_gap(on_sqlite, on_postgres):.3f}.",
+        "",
+        matrix.render(r),
+        "",
+        f"- Recall p50 at {biggest['size']:,} facts within 3x of SQLite's: "
+        f"{'met' if slower <= 3 else 'missed'} ({slower:.2f}x).",
+        f"- Write throughput of {most} concurrent processes above SQLite's at equal "
+        f"durability (FULL): {'met' if faster > 1 else 'missed'} ({faster:.2f}x).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def scaling_measured() -> str:
+    """docs/scaling.md's figures: cost by size and by writer count, and where RAM runs out."""
+    from scripts.matrix import engines as matrix  # imports psycopg (the postgres extra)
+
+    r = _results()
+    e, m = r["engines"], r["meta"]["machine"]
+    small, big = e["rows"][0], e["rows"][-1]
+    growth = {
+        engine: big["recall_ms"][engine]["p50"] / small["recall_ms"][engine]["p50"]
+        for engine in ("sqlite", "postgres")
+    }
+    writes = next(row for row in e["rows"] if "concurrent_per_s" in row)["concurrent_per_s"]
+    scale = (
+        {n: w["postgres"] / writes["1"]["postgres"] for n, w in writes.items()}
+        if "1" in (writes)
+        else {}
+    )
+    ram_gib = float(m["RAM"].split()[0])
+    per_fact = big["bytes"]["postgres"] / big["size"]
+    fits = ram_gib * 2**30 / per_fact
+    lines = [
+        f"Measured on {m['CPU']} ({m['cores']} cores, {m['RAM']}), PostgreSQL on the same "
+        f"machine over a Unix socket, load average {e['load_before']:.1f} as it started:",
+        "",
+        matrix.render(e),
+        "",
+        f"- From {small['size']:,} to {big['size']:,} facts ({big['size'] // small['size']}x), "
+        f"recall p50 grew {growth['sqlite']:.2f}x on SQLite and {growth['postgres']:.2f}x on "
+        "PostgreSQL.",
+    ]
+    if scale:
+        lines.append(
+            "- PostgreSQL write throughput by writer processes, relative to one: "
+            + ", ".join(f"{n}: {v:.2f}x" for n, v in scale.items())
+            + "."
+        )
+    lines += [
+        f"- At {per_fact:,.0f} bytes per fact, this machine's {m['RAM']} holds the whole "
+        f"PostgreSQL memory of about {fits / 1e6:,.0f} million facts; beyond that, recall "
+        "reads from disk.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
 RENDERERS: dict[str, Callable[[], str]] = {
     "locomo": locomo,
     "perf_machine": perf_machine,
@@ -217,6 +316,8 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "perf_adapters": perf_adapters,
     "perf_memory": perf_memory,
     "perf_matrix": perf_matrix,
+    "engines": engines,
+    "scaling_measured": scaling_measured,
 }
 
 
@@ -233,18 +334,23 @@ def render(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Rewrite README.md's generated blocks, or with --check report whether they are stale."""
+    """Rewrite the generated blocks of README.md and docs/, or with --check report whether
+    any is stale."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if README.md is stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a block is stale")
     args = parser.parse_args(argv)
-    current = README.read_text(encoding="utf-8")
-    fresh = render(current)
-    if args.check:
-        if fresh != current:
-            print("README.md's generated blocks are stale: run scripts/readme_tables.py")
-            return 1
-        return 0
-    README.write_text(fresh, encoding="utf-8")
+    stale = []
+    for document in DOCUMENTS:
+        current = document.read_text(encoding="utf-8")
+        fresh = render(current)
+        if fresh == current:
+            continue
+        stale.append(document.name)
+        if not args.check:
+            document.write_text(fresh, encoding="utf-8")
+    if args.check and stale:
+        print(f"stale generated blocks in {', '.join(stale)}: run scripts/readme_tables.py")
+        return 1
     return 0
 
 
