@@ -4,8 +4,9 @@ Postings are a B-tree of ``(owner, term, rowid)``: "every item holding a rare te
 range, "the newest items holding a common term" a backward index scan that stops at the
 depth, so neither grows with the memory. Many writers run at once here, so:
 
-* counters are sharded: each connection adds to the shard of its backend process, and a read
-  sums a term's few shards, so writers do not queue on the row of a common word;
+* counters are sharded: a write claims a shard no other open transaction holds (an advisory
+  lock, tried shard by shard, never waited for) and adds to its rows there; a read sums a
+  term's few shards. So writers do not queue on the row of a common word;
 * rows are locked in one global order (terms sorted, entities by key) so that two writers
   never wait on each other in a cycle;
 * an episode takes its session's advisory lock before reading the position it appends at.
@@ -23,10 +24,15 @@ from ._dialect import Conn, PoolColumns
 
 __all__ = ["POSTGRES", "SHARDS"]
 
-SHARDS = 8
-"""Counter shards per (owner, term): enough that 8 busy writers rarely share one."""
+SHARDS = 16
+"""Counter shards per (owner, term): one per concurrent writer, up to this many."""
 
-_SHARD = f"pg_backend_pid() % {SHARDS}"
+# The first shard whose advisory lock this transaction can take at once (reentrant: a shard
+# it already holds qualifies), else one by process id (waiting then, beyond SHARDS writers).
+_SHARD = f"""coalesce(
+    (SELECT s FROM generate_series(0, {SHARDS - 1}) AS s
+     WHERE pg_try_advisory_xact_lock(hashtext('chronomem.shard:' || ?), s) LIMIT 1),
+    pg_backend_pid() % {SHARDS})"""
 
 
 class PostgresDialect:
@@ -89,12 +95,14 @@ class PostgresDialect:
                 (owner, rowid, distinct),
             )
             conn.execute(
-                f"""INSERT INTO chronomem_term_stats (owner, term, shard, df)
-                    SELECT ?, t, {_SHARD}, 1 FROM unnest(?::text[]) WITH ORDINALITY AS u(t, i)
+                f"""WITH mine AS (SELECT {_SHARD} AS shard)
+                    INSERT INTO chronomem_term_stats (owner, term, shard, df)
+                    SELECT ?, t, mine.shard, 1
+                    FROM unnest(?::text[]) WITH ORDINALITY AS u(t, i), mine
                     ORDER BY i
                     ON CONFLICT (owner, term, shard)
                     DO UPDATE SET df = chronomem_term_stats.df + 1""",
-                (owner, distinct),
+                (owner, owner, distinct),
             )
         conn.execute(
             f"""INSERT INTO chronomem_corpus (owner, kind, shard, items, length)
@@ -102,7 +110,7 @@ class PostgresDialect:
                 ON CONFLICT (owner, kind, shard) DO UPDATE SET
                 items = chronomem_corpus.items + 1,
                 length = chronomem_corpus.length + excluded.length""",
-            (owner, kind, length),
+            (owner, kind, owner, length),
         )
 
     def term_statistics(
