@@ -5,15 +5,30 @@ from __future__ import annotations
 
 import sqlite3
 import urllib.parse
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import psycopg
 import psycopg.conninfo
 
+from chronica.stores.postgres import PostgresStore
+from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
 from chronomem._db import Database
 
-__all__ = ["MemoryTarget", "dsn_url", "sqlite_connection"]
+__all__ = [
+    "Databases",
+    "MemoryTarget",
+    "Target",
+    "count",
+    "dsn_url",
+    "is_untouched",
+    "rows",
+    "sqlite_connection",
+    "with_dbname",
+]
 
 
 def sqlite_connection(mem: ChronoMem) -> sqlite3.Connection:
@@ -48,7 +63,80 @@ class MemoryTarget:
             options.setdefault("schema", self.schema)
         return ChronoMem(self.path, **options)
 
+    def sibling(self, name: str) -> MemoryTarget:
+        """Another fresh database on the same engine, cleaned up with this one: a file beside
+        this one, or a schema whose name starts with this one's."""
+        if self.schema is None:
+            return MemoryTarget(self.engine, str(Path(self.path).with_name(f"{name}.db")))
+        return MemoryTarget(self.engine, self.path, f"{self.schema}_{name}")
+
     def args(self) -> list[str]:
         """The ``--db`` a command line or a child process takes (with ``--schema`` on
         PostgreSQL, for test scripts that accept it)."""
         return [self.path] if self.schema is None else [self.path, self.schema]
+
+    @classmethod
+    def from_args(cls, args: Sequence[str]) -> MemoryTarget:
+        """The target :meth:`args` described (in a child process)."""
+        if len(args) == 1:
+            return cls("sqlite", args[0])
+        path, schema = args
+        return cls("postgres", path, schema)
+
+    def session_store(self) -> SQLiteStore | PostgresStore:
+        """chronica's store on the same database: the file, or a schema named after this
+        one's (so it is dropped with it)."""
+        if self.schema is None:
+            return SQLiteStore(self.path)
+        return PostgresStore(self.path, schema=f"{self.schema}_chronica")
+
+
+def with_dbname(url: str, dbname: str) -> str:
+    """``url`` (as :func:`dsn_url` makes it) naming database ``dbname`` instead."""
+    parts = urllib.parse.urlsplit(url)
+    query = dict(urllib.parse.parse_qsl(parts.query))
+    query["dbname"] = dbname
+    # Built by hand: urlunsplit drops the "//" of a URL with an empty host (a socket path).
+    return f"{parts.scheme}://{parts.netloc}{parts.path}?{urllib.parse.urlencode(query)}"
+
+
+Target = Path | str
+"""What ``--db`` and ``CHRONOMEM_DB`` take: a SQLite file, or a ``postgresql://`` URL."""
+
+
+@dataclass(frozen=True)
+class Databases:
+    """Fresh databases for the command line and the server on one engine (``engine``)."""
+
+    engine: str
+    folder: Path
+    create_database: Callable[[], str]
+
+    def new(self, name: str, engine: str | None = None) -> Target:
+        """A fresh place for a memory: ``name``.db, or a new PostgreSQL database's URL."""
+        if (engine or self.engine) == "sqlite":
+            return self.folder / f"{name}.db"
+        return self.create_database()
+
+
+def rows(mem: ChronoMem, sql: str, parameters: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """White-box: the rows of one read of chronomem's tables, on either engine."""
+    with mem._db.read() as conn:
+        return [tuple(row) for row in conn.execute(sql, parameters).fetchall()]
+
+
+def count(mem: ChronoMem, table: str) -> int:
+    """White-box: how many rows ``table`` holds (every owner's)."""
+    [(n,)] = rows(mem, f"SELECT count(*) FROM {table}")
+    return int(n)
+
+
+def is_untouched(target: Target) -> bool:
+    """Nothing was written there: no file, or no ``chronomem``/``chronica`` schema."""
+    if isinstance(target, Path):
+        return not target.exists()
+    with psycopg.connect(target) as conn:
+        found = conn.execute(
+            "SELECT nspname FROM pg_namespace WHERE nspname IN ('chronomem', 'chronica')"
+        ).fetchall()
+    return not found

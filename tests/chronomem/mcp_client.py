@@ -36,9 +36,9 @@ __all__ = [
 ]
 
 
-def server_env(db: Path, owner: str | None) -> dict[str, str]:
+def server_env(db: Path | str, owner: str | None) -> dict[str, str]:
     """The environment a spawned server needs (the SDK passes only a safe default set);
-    ``owner=None`` leaves the owner unconfigured."""
+    ``db`` a file or a ``postgresql://`` URL; ``owner=None`` leaves the owner unconfigured."""
     env = {"CHRONOMEM_DB": str(db)}
     if owner is not None:
         env["CHRONOMEM_OWNER"] = owner
@@ -49,13 +49,17 @@ def server_env(db: Path, owner: str | None) -> dict[str, str]:
 
 @asynccontextmanager
 async def connect(
-    db: Path, *, owner: str | None = "tester", errlog: Path | None = None
+    db: Path | str, *, owner: str | None = "tester", errlog: Path | None = None
 ) -> AsyncIterator[ClientSession]:
-    """An initialised client session to a fresh server process on ``db``."""
+    """An initialised client session to a fresh server process on ``db`` (a file, or a
+    ``postgresql://`` URL, which needs ``errlog``)."""
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "chronomem.server"], env=server_env(db, owner)
     )
-    log_path = errlog or db.with_name(f"{db.name}.{owner}.stderr")
+    if errlog is None:
+        assert isinstance(db, Path), "a server on PostgreSQL needs an errlog file"
+        errlog = db.with_name(f"{db.name}.{owner}.stderr")
+    log_path = errlog
     with log_path.open("w") as log:
         async with (
             stdio_client(params, errlog=log) as (read, write),
