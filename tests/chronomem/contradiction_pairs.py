@@ -19,6 +19,7 @@ templates (deterministic for a seed) so that one relation is stated in several p
 from __future__ import annotations
 
 import random
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -585,25 +586,38 @@ class Score:
         )
 
 
-def judge(pair: Pair, *, with_category: bool) -> bool:
-    """Whether chronomem reports the second fact as contradicting the first (both ways agree)."""
+def judge(pair: Pair, *, with_category: bool, memory: ChronoMem | None = None) -> bool:
+    """Whether chronomem reports the second fact as contradicting the first (both ways agree).
+
+    The pair is stored in a fresh in-memory SQLite memory, or under a fresh owner of
+    ``memory`` (a database of either engine).
+    """
+    if memory is None:
+        with ChronoMem(":memory:") as fresh:
+            return _judge(pair, with_category=with_category, mem=fresh)
+    return _judge(pair, with_category=with_category, mem=memory.for_owner(uuid.uuid4().hex))
+
+
+def _judge(pair: Pair, *, with_category: bool, mem: ChronoMem) -> bool:
     category = pair.category if with_category else None
-    with ChronoMem(":memory:") as mem:
-        first = mem.remember(pair.first, category=category)
-        second = mem.remember(pair.second, category=category)
-        said = second.contradicts == (first,)
-        groups = [set(g.fact_ids) for g in mem.contradictions()]
-        assert said == ({first, second} in groups), (pair, second.contradicts, groups)
-        assert said or not second.contradicts
-        return said
+    first = mem.remember(pair.first, category=category)
+    second = mem.remember(pair.second, category=category)
+    said = second.contradicts == (first,)
+    groups = [set(g.fact_ids) for g in mem.contradictions()]
+    assert said == ({first, second} in groups), (pair, second.contradicts, groups)
+    assert said or not second.contradicts
+    return said
 
 
-def evaluate(pairs: Iterable[Pair], *, with_category: bool) -> Score:
-    """Score chronomem on ``pairs``, with or without each pair's category."""
+def evaluate(
+    pairs: Iterable[Pair], *, with_category: bool, memory: ChronoMem | None = None
+) -> Score:
+    """Score chronomem on ``pairs``, with or without each pair's category (in ``memory``,
+    an owner per pair, if given: see :func:`judge`)."""
     tp = fp = fn = tn = 0
     wrong: list[tuple[Pair, bool]] = []
     for pair in pairs:
-        said = judge(pair, with_category=with_category)
+        said = judge(pair, with_category=with_category, memory=memory)
         if said and pair.contradicts:
             tp += 1
         elif said:

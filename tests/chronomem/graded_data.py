@@ -115,8 +115,13 @@ def _filler(mem: ChronoMem, names: Names, rng: random.Random, n: int) -> None:
         mem.remember(_claim(who, what, rng.choice(ATTRS[what]), rng))
 
 
-def tier_exact(seed: int) -> Tier:
-    rng, mem = random.Random(seed * 101), ChronoMem(":memory:")
+def _fresh(memory: ChronoMem | None) -> ChronoMem:
+    """The memory a tier fills: ``memory`` (empty, of either engine), or a new in-memory one."""
+    return ChronoMem(":memory:") if memory is None else memory
+
+
+def tier_exact(seed: int, memory: ChronoMem | None = None) -> Tier:
+    rng, mem = random.Random(seed * 101), _fresh(memory)
     names, queries = Names(rng), []
     for _ in range(CASES):
         who = names.person()
@@ -126,8 +131,8 @@ def tier_exact(seed: int) -> Tier:
     return Tier("1 exact lookup", mem, queries)
 
 
-def tier_paraphrase(seed: int) -> Tier:
-    rng, mem = random.Random(seed * 202), ChronoMem(":memory:")
+def tier_paraphrase(seed: int, memory: ChronoMem | None = None) -> Tier:
+    rng, mem = random.Random(seed * 202), _fresh(memory)
     names, queries = Names(rng), []
     for _ in range(CASES):
         who = names.person()
@@ -140,8 +145,8 @@ def tier_paraphrase(seed: int) -> Tier:
     return Tier("2 paraphrase / partial overlap", mem, queries)
 
 
-def tier_multi_fact(seed: int) -> Tier:
-    rng, mem = random.Random(seed * 303), ChronoMem(":memory:")
+def tier_multi_fact(seed: int, memory: ChronoMem | None = None) -> Tier:
+    rng, mem = random.Random(seed * 303), _fresh(memory)
     names, queries = Names(rng), []
     for proj in CODENAMES[:CASES]:
         p = f"Project {proj}"
@@ -155,8 +160,8 @@ def tier_multi_fact(seed: int) -> Tier:
     return Tier("3 multi-fact entity", mem, queries, k=3)
 
 
-def tier_supersession(seed: int) -> Tier:
-    rng, mem = random.Random(seed * 404), ChronoMem(":memory:")
+def tier_supersession(seed: int, memory: ChronoMem | None = None) -> Tier:
+    rng, mem = random.Random(seed * 404), _fresh(memory)
     names, queries = Names(rng), []
     for _ in range(CASES):
         who, attr = names.person(), rng.choice(["laptop", "office", "editor", "team"])
@@ -169,8 +174,8 @@ def tier_supersession(seed: int) -> Tier:
     return Tier("4 supersession (no ghosts)", mem, queries)
 
 
-def tier_as_of(seed: int) -> Tier:
-    rng, mem = random.Random(seed * 505), ChronoMem(":memory:")
+def tier_as_of(seed: int, memory: ChronoMem | None = None) -> Tier:
+    rng, mem = random.Random(seed * 505), _fresh(memory)
     names, queries = Names(rng), []
     start = datetime(2022, 1, 1, tzinfo=timezone.utc)
     for _ in range(CASES):
@@ -187,8 +192,8 @@ def tier_as_of(seed: int) -> Tier:
     return Tier("5 as-of temporal", mem, queries)
 
 
-def tier_contradictions(seed: int) -> Tier:
-    rng, mem = random.Random(seed * 606), ChronoMem(":memory:")
+def tier_contradictions(seed: int, memory: ChronoMem | None = None) -> Tier:
+    rng, mem = random.Random(seed * 606), _fresh(memory)
     names, queries = Names(rng), []
     groups: set[frozenset[str]] = set()
     for case in range(CASES):
@@ -210,8 +215,8 @@ def tier_contradictions(seed: int) -> Tier:
     return Tier("6 contradiction detection", mem, queries, expected_groups=groups)
 
 
-def tier_multi_hop(seed: int) -> Tier:
-    rng, mem = random.Random(seed * 707), ChronoMem(":memory:")
+def tier_multi_hop(seed: int, memory: ChronoMem | None = None) -> Tier:
+    rng, mem = random.Random(seed * 707), _fresh(memory)
     names, queries = Names(rng), []
     for proj in rng.sample(CODENAMES, CASES):
         who, db = names.person(), rng.choice(DATABASES)
@@ -228,8 +233,8 @@ def tier_multi_hop(seed: int) -> Tier:
     return Tier("7 multi-hop (entity graph)", mem, queries, k=3)
 
 
-def tier_budget(seed: int) -> Tier:
-    rng, mem = random.Random(seed * 808), ChronoMem(":memory:")
+def tier_budget(seed: int, memory: ChronoMem | None = None) -> Tier:
+    rng, mem = random.Random(seed * 808), _fresh(memory)
     names, queries = Names(rng), []
     for _ in range(CASES):
         who = names.person()
@@ -244,7 +249,7 @@ def tier_budget(seed: int) -> Tier:
     return Tier("8 distractors under a token budget", mem, queries)
 
 
-TIERS: tuple[Callable[[int], Tier], ...] = (
+TIERS: tuple[Callable[[int, ChronoMem | None], Tier], ...] = (
     tier_exact, tier_paraphrase, tier_multi_fact, tier_supersession,
     tier_as_of, tier_contradictions, tier_multi_hop, tier_budget,
 )  # fmt: skip
@@ -297,11 +302,22 @@ ALONE = {
 }
 
 
-def channel_table(seed: int = HELD_OUT, k: int = 3) -> dict[str, float]:
-    """recall@k of each channel alone and of the default fused weights on one split."""
+def _tiers(seed: int, memory: ChronoMem | None) -> list[Tier]:
+    """The retrieval tiers, each in a new in-memory memory or under an owner of ``memory``."""
+    return [
+        make(seed, None if memory is None else memory.for_owner(make.__name__))
+        for make in RETRIEVAL_TIERS
+    ]
+
+
+def channel_table(
+    seed: int = HELD_OUT, k: int = 3, memory: ChronoMem | None = None
+) -> dict[str, float]:
+    """recall@k of each channel alone and of the default fused weights on one split (the
+    tiers in ``memory``, an owner each, if given)."""
     from chronomem._retrieval import DEFAULT_WEIGHTS
 
-    tiers = [make(seed) for make in RETRIEVAL_TIERS]
+    tiers = _tiers(seed, memory)
     table = {name: recall_at(tiers, w, k) for name, w in ALONE.items()}
     table["fused"] = recall_at(tiers, DEFAULT_WEIGHTS, k)
     return table
@@ -317,7 +333,7 @@ def channel_report() -> str:
 
 def tune(seed: int = DEV) -> Iterator[tuple[float, dict[str, float]]]:
     """Grid search of channel weights on the development split, best first."""
-    tiers = [make(seed) for make in RETRIEVAL_TIERS]
+    tiers = _tiers(seed, None)
     grid = [0.0, 0.3, 0.6, 1.0]
     results = []
     for jac, ent, graph in itertools.product(grid, grid, grid):

@@ -9,14 +9,14 @@ import pytest
 from chronomem import ChronoMem
 from chronomem._contradictions import parse_claim, values_conflict
 from chronomem._entities import extract_entities
-from tests.chronomem.backends import sqlite_connection
+from tests.chronomem.backends import MemoryTarget, count, rows
 
 from .contradiction_pairs import HELD_OUT, NAMED, PAIRS, Pair, evaluate, judge, kinds
 
 
 @pytest.fixture
-def mem() -> Iterator[ChronoMem]:
-    with ChronoMem(":memory:") as m:
+def mem(memory_target: MemoryTarget) -> Iterator[ChronoMem]:
+    with memory_target.open() as m:
         yield m
 
 
@@ -90,13 +90,13 @@ RECALL_FLOOR = 0.80
 
 
 @pytest.mark.parametrize("pair", NAMED, ids=lambda p: f"{p.first} / {p.second}")
-def test_the_issues_cases_without_a_category(pair: Pair) -> None:
-    assert judge(pair, with_category=False) == pair.contradicts
+def test_the_issues_cases_without_a_category(mem: ChronoMem, pair: Pair) -> None:
+    assert judge(pair, with_category=False, memory=mem) == pair.contradicts
 
 
 @pytest.mark.parametrize("pair", NAMED, ids=lambda p: f"{p.first} / {p.second}")
-def test_the_issues_cases_with_a_category(pair: Pair) -> None:
-    assert judge(pair, with_category=True) == pair.contradicts
+def test_the_issues_cases_with_a_category(mem: ChronoMem, pair: Pair) -> None:
+    assert judge(pair, with_category=True, memory=mem) == pair.contradicts
 
 
 def test_the_labelled_set_is_large_and_balanced() -> None:
@@ -108,9 +108,9 @@ def test_the_labelled_set_is_large_and_balanced() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("with_category", [False, True], ids=["no category", "category"])
-def test_precision_and_recall_meet_the_floors(with_category: bool) -> None:
-    score = evaluate(PAIRS, with_category=with_category)
-    held_out = evaluate(HELD_OUT, with_category=with_category)
+def test_precision_and_recall_meet_the_floors(mem: ChronoMem, with_category: bool) -> None:
+    score = evaluate(PAIRS, with_category=with_category, memory=mem)
+    held_out = evaluate(HELD_OUT, with_category=with_category, memory=mem)
     label = "with categories" if with_category else "without categories"
     print(score.summary(f"all {len(PAIRS)} pairs, {label}"))
     print(held_out.summary(f"the {len(HELD_OUT)} held-out pairs, {label}"))
@@ -208,7 +208,7 @@ def test_reparse_moves_old_claims_to_the_current_reader(mem: ChronoMem) -> None:
     docker = mem.remember("Alice uses Docker", category="tools")
     berlin = mem.remember("Ardian lives in Berlin")
     paris = mem.remember("Ardian lives in Paris")
-    conn = sqlite_connection(mem)  # white-box: write the claims as the previous reader stored them
+    # White-box: write the claims as the previous reader stored them.
     old: dict[str, tuple[str | None, str | None]] = {vim: ("alice|use", "vim")}
     old |= {docker: ("alice|use", "docker")}
     old |= {berlin: (None, None), paris: (None, None)}
@@ -223,6 +223,5 @@ def test_reparse_moves_old_claims_to_the_current_reader(mem: ChronoMem) -> None:
     with mem._db.write() as w:
         assert reparse_claims(w) == 0
     assert [set(c.fact_ids) for c in mem.contradictions()] == [{berlin, paris}]
-    assert conn.execute("SELECT count(*) FROM chronomem_facts WHERE attr IS NULL").fetchone() == (
-        0,
-    )
+    assert count(mem, "chronomem_facts") == 4
+    assert rows(mem, "SELECT count(*) FROM chronomem_facts WHERE attr IS NULL") == [(0,)]

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import multiprocessing
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 
 from chronica import ActorKind, Actum, ActumKind, Chronicarius, ChronicumNotFoundError
-from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem, Episode, Fact, FactNotActiveError, InvalidFactError
+from tests.chronomem.backends import MemoryTarget
 
 MAY = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
 
@@ -25,8 +24,8 @@ def _chat(mem: ChronoMem) -> tuple[str, str]:
     return e1, e2
 
 
-def test_the_spec_example_ranks_the_episode_first(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "m.db") as mem:
+def test_the_spec_example_ranks_the_episode_first(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
         e1, _ = _chat(mem)
         top = mem.recall("When did Caroline go to the support group?", limit=10)[0]
         assert isinstance(top, Episode)
@@ -39,8 +38,8 @@ def test_the_spec_example_ranks_the_episode_first(tmp_path: Path) -> None:
         assert top.ranks == {"bm25": 1}
 
 
-def test_order_within_a_session_is_call_order_not_at(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "m.db") as mem:
+def test_order_within_a_session_is_call_order_not_at(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
         late = mem.remember_episode("first said", speaker="a", session="s", at=MAY)
         early = mem.remember_episode("second said", speaker="b", session="s", at=MAY - timedelta(9))
         other = mem.remember_episode("elsewhere", speaker="a", session="t", at=MAY)
@@ -48,8 +47,8 @@ def test_order_within_a_session_is_call_order_not_at(tmp_path: Path) -> None:
         assert seqs == {late: 1, early: 2, other: 1}
 
 
-def test_a_reply_is_found_through_the_question_before_it(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "m.db") as mem:
+def test_a_reply_is_found_through_the_question_before_it(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
         mem.remember_episode("Did your team win anything this season?", speaker="Tim", session="s")
         reply = mem.remember_episode("Yes! We took home a trophy.", speaker="John", session="s")
         mem.remember_episode("Unrelated chatter about cooking.", speaker="Tim", session="s")
@@ -58,8 +57,8 @@ def test_a_reply_is_found_through_the_question_before_it(tmp_path: Path) -> None
         assert hits[0].id == reply  # the speaker John is named: his turn first
 
 
-def test_kinds_restrict_and_mix(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "m.db") as mem:
+def test_kinds_restrict_and_mix(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
         e1, _ = _chat(mem)
         f = mem.remember("Caroline attends a LGBTQ support group weekly", category="habit")
         q = "Caroline support group"
@@ -70,8 +69,8 @@ def test_kinds_restrict_and_mix(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("kinds", ["episode", (), ("episodes",), ("fact", 3), 5])
-def test_bad_kinds_are_refused(tmp_path: Path, kinds: object) -> None:
-    with ChronoMem(tmp_path / "m.db") as mem, pytest.raises(InvalidFactError, match="kinds"):
+def test_bad_kinds_are_refused(memory_target: MemoryTarget, kinds: object) -> None:
+    with memory_target.open() as mem, pytest.raises(InvalidFactError, match="kinds"):
         mem.recall("x", kinds=kinds)  # type: ignore[arg-type]  # the bad value under test
 
 
@@ -89,18 +88,18 @@ def test_bad_kinds_are_refused(tmp_path: Path, kinds: object) -> None:
     ],
 )
 def test_bad_episodes_name_the_field_and_write_nothing(
-    tmp_path: Path, field: str, kwargs: dict[str, object]
+    memory_target: MemoryTarget, field: str, kwargs: dict[str, object]
 ) -> None:
     args: dict[str, object] = {"content": "hello", "speaker": "a", "session": "s", **kwargs}
-    with ChronoMem(tmp_path / "m.db") as mem:
+    with memory_target.open() as mem:
         with pytest.raises(InvalidFactError) as err:
             mem.remember_episode(**args)  # type: ignore[arg-type]  # the bad value under test
         assert err.value.field == field
         assert mem.stats()["episodes"] == 0
 
 
-def test_episodes_are_never_superseded_and_never_contradict(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "m.db") as mem:
+def test_episodes_are_never_superseded_and_never_contradict(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
         a = mem.remember_episode("My phone is a Pixel 9", speaker="Ardian", session="s")
         mem.remember_episode("My phone is an iPhone 16", speaker="Ardian", session="s")
         with pytest.raises(InvalidFactError, match="never superseded"):
@@ -108,8 +107,8 @@ def test_episodes_are_never_superseded_and_never_contradict(tmp_path: Path) -> N
         assert mem.contradictions() == []
 
 
-def test_forget_hides_an_episode_but_keeps_it(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "m.db") as mem:
+def test_forget_hides_an_episode_but_keeps_it(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
         e1, _ = _chat(mem)
         before = datetime.now(timezone.utc)
         mem.forget(e1, reason="asked to")
@@ -122,8 +121,8 @@ def test_forget_hides_an_episode_but_keeps_it(tmp_path: Path) -> None:
             mem.forget(e1)
 
 
-def test_as_of_keeps_what_was_said_by_then(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "m.db") as mem:
+def test_as_of_keeps_what_was_said_by_then(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
         old = mem.remember_episode("we adopted a puppy", speaker="a", session="s", at=MAY)
         new = mem.remember_episode(
             "the puppy learned to sit", speaker="a", session="s", at=MAY + timedelta(days=30)
@@ -132,8 +131,8 @@ def test_as_of_keeps_what_was_said_by_then(tmp_path: Path) -> None:
         assert {h.id for h in mem.recall("puppy")} == {old, new}
 
 
-def test_the_token_budget_counts_both_kinds(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "m.db") as mem:
+def test_the_token_budget_counts_both_kinds(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
         for i in range(6):
             mem.remember_episode(f"the garden has {i} tomato plants", speaker="a", session="s")
             mem.remember(f"Garden bed {i} holds tomato plants")
@@ -145,23 +144,23 @@ def test_the_token_budget_counts_both_kinds(tmp_path: Path) -> None:
         }
 
 
-def test_export_and_import_carry_episodes(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "a.db") as mem:
+def test_export_and_import_carry_episodes(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
         e1, e2 = _chat(mem)
         mem.forget(e2)
         records = list(mem.export_facts())
     assert [r["kind"] for r in records] == ["episode", "episode"]
-    with ChronoMem(tmp_path / "b.db") as copy:
+    with memory_target.sibling("copy").open() as copy:
         assert copy.import_facts(records) == 2
         assert copy.import_facts(records) == 0
         assert list(copy.export_facts()) == records
         assert copy.recall("support group", kinds=("episode",))[0].id == e1
 
 
-def test_another_owner_sees_no_episode(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "m.db", owner="alice") as alice:
+def test_another_owner_sees_no_episode(memory_target: MemoryTarget) -> None:
+    with memory_target.open(owner="alice") as alice:
         _chat(alice)
-    with ChronoMem(tmp_path / "m.db", owner="bob") as bob:
+    with memory_target.open(owner="bob") as bob:
         assert bob.recall("Caroline support group") == []
         assert bob.stats()["episodes"] == 0
 
@@ -175,9 +174,12 @@ def _say(c: Chronicarius, text: str, actor: str = "ardian") -> None:
     )  # fmt: skip
 
 
-def test_a_chronica_session_becomes_recallable_incrementally(tmp_path: Path) -> None:
-    db = tmp_path / "shared.db"
-    c = Chronicarius(SQLiteStore(db))
+def test_a_chronica_session_becomes_recallable_incrementally(memory_target: MemoryTarget) -> None:
+    with memory_target.session_store() as store:
+        _index_incrementally(memory_target, Chronicarius(store))
+
+
+def _index_incrementally(memory_target: MemoryTarget, c: Chronicarius) -> None:
     _say(c, "Find us a quiet table for four in Kemang on Friday.")
     c.record_actum(
         "ardian",
@@ -185,7 +187,7 @@ def test_a_chronica_session_becomes_recallable_incrementally(tmp_path: Path) -> 
               actor="booking", content="search Kemang restaurants"),
     )  # fmt: skip
     _say(c, "Booked Kinara at 7pm.", actor="booking")
-    with ChronoMem(db, owner="ardian") as mem:
+    with memory_target.open(owner="ardian") as mem:
         assert mem.index_session(c, "dinner") == 2  # messages only
         assert mem.index_session(c, "dinner") == 0
         _say(c, "Thanks! Please add a birthday cake.")
@@ -199,23 +201,24 @@ def test_a_chronica_session_becomes_recallable_incrementally(tmp_path: Path) -> 
             mem.index_session(c, "dinner", owner="mallory")
 
 
-def _index(path: str) -> int:
-    c = Chronicarius(SQLiteStore(path))
-    with ChronoMem(path, owner="ardian") as mem:
+def _index(args: list[str]) -> int:
+    target = MemoryTarget.from_args(args)
+    with target.session_store() as store, target.open(owner="ardian") as mem:
+        c = Chronicarius(store)
         return sum(mem.index_session(c, "dinner") for _ in range(3))
 
 
-def test_racing_indexers_store_each_actum_once(tmp_path: Path) -> None:
-    db = tmp_path / "race.db"
-    c = Chronicarius(SQLiteStore(db))
-    for i in range(60):
-        _say(c, f"message number {i} about the dinner plans")
-    ChronoMem(db, owner="ardian").close()
+def test_racing_indexers_store_each_actum_once(memory_target: MemoryTarget) -> None:
+    with memory_target.session_store() as store:
+        c = Chronicarius(store)
+        for i in range(60):
+            _say(c, f"message number {i} about the dinner plans")
+    memory_target.open(owner="ardian").close()
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(4) as pool:
-        added = pool.map(_index, [str(db)] * 4)
+        added = pool.map(_index, [memory_target.args()] * 4)
     assert sum(added) == 60
-    with ChronoMem(db, owner="ardian") as mem:
+    with memory_target.open(owner="ardian") as mem:
         assert mem.stats()["episodes"] == 60
         sources = [r["source"] for r in mem.export_facts()]
         assert len(set(sources)) == 60

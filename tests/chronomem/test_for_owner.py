@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from chronomem import ChronoMem, FactNotFoundError, InvalidFactError
+from chronomem import FactNotFoundError, InvalidFactError
+from tests.chronomem.backends import MemoryTarget
 
 
-def test_a_view_shares_the_file_and_keeps_owners_apart(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "m.db", owner="ardian") as mem:
+def test_a_view_shares_the_file_and_keeps_owners_apart(memory_target: MemoryTarget) -> None:
+    with memory_target.open(owner="ardian") as mem:
         mine = mem.remember("Ardian's phone is a Pixel 9", category="phone")
         mina = mem.for_owner("mina")
         theirs = mina.remember("Mina's phone is an iPhone 16", category="phone")
@@ -23,6 +22,6 @@ def test_a_view_shares_the_file_and_keeps_owners_apart(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("owner", ["", "   ", "a\x00b", "x" * 201, 7])
-def test_a_bad_owner_is_refused(tmp_path: Path, owner: object) -> None:
-    with ChronoMem(tmp_path / "m.db") as mem, pytest.raises(InvalidFactError, match="owner"):
+def test_a_bad_owner_is_refused(memory_target: MemoryTarget, owner: object) -> None:
+    with memory_target.open() as mem, pytest.raises(InvalidFactError, match="owner"):
         mem.for_owner(owner)  # type: ignore[arg-type]  # the bad type is the point

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.chronomem.backends import MemoryTarget
+
 from .graded_data import DEV, HELD_OUT, TIERS, Tier, channel_table, score
 
 THRESHOLDS: dict[str, tuple[float, float]] = {
@@ -27,8 +29,8 @@ THRESHOLDS: dict[str, tuple[float, float]] = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("make", TIERS, ids=[m.__name__ for m in TIERS])
-def test_tier_meets_threshold(make: object) -> None:
-    tier: Tier = make(HELD_OUT)  # type: ignore[operator]  # a tier factory from TIERS
+def test_tier_meets_threshold(memory_target: MemoryTarget, make: object) -> None:
+    tier: Tier = make(HELD_OUT, memory_target.open())  # type: ignore[operator]  # a tier factory from TIERS
     try:
         precision, recall = score(tier)
         want_p, want_r = THRESHOLDS[tier.name]
@@ -39,22 +41,25 @@ def test_tier_meets_threshold(make: object) -> None:
         tier.mem.close()
 
 
-def test_no_ghost_beliefs() -> None:
-    tier = TIERS[3](HELD_OUT)
-    for q in tier.queries:
-        returned = {f.id for f in tier.mem.recall(q.text, limit=10)}
-        assert not returned & q.ghosts
+def test_no_ghost_beliefs(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
+        tier = TIERS[3](HELD_OUT, mem)
+        for q in tier.queries:
+            returned = {f.id for f in tier.mem.recall(q.text, limit=10)}
+            assert not returned & q.ghosts
 
 
-def test_contradictions_are_reported_on_remember() -> None:
-    tier = TIERS[5](HELD_OUT)
-    assert tier.queries, "the contradiction tier always has genuine conflicts"
-    assert all(q.relevant for q in tier.queries), "every conflict is reported by remember()"
+def test_contradictions_are_reported_on_remember(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
+        tier = TIERS[5](HELD_OUT, mem)
+        assert tier.queries, "the contradiction tier always has genuine conflicts"
+        assert all(q.relevant for q in tier.queries), "every conflict is reported by remember()"
 
 
 @pytest.mark.slow
-def test_fusion_beats_every_single_channel_on_held_out() -> None:
-    table = channel_table(HELD_OUT)
+def test_fusion_beats_every_single_channel_on_held_out(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
+        table = channel_table(HELD_OUT, memory=mem)
     best_single = max(v for k, v in table.items() if k != "fused")
     print("held-out recall@3:", {k: round(v, 3) for k, v in table.items()})
     assert table["fused"] >= best_single
@@ -62,5 +67,5 @@ def test_fusion_beats_every_single_channel_on_held_out() -> None:
 
 
 def test_splits_differ() -> None:
-    dev, held = TIERS[0](DEV), TIERS[0](HELD_OUT)
+    dev, held = TIERS[0](DEV, None), TIERS[0](HELD_OUT, None)
     assert [q.text for q in dev.queries] != [q.text for q in held.queries]

@@ -16,11 +16,12 @@ from chronomem import (
     FactNotFoundError,
     InvalidFactError,
 )
+from tests.chronomem.backends import MemoryTarget
 
 
 @pytest.fixture
-def mem(tmp_path: Path) -> Iterator[ChronoMem]:
-    with ChronoMem(tmp_path / "m.db") as m:
+def mem(memory_target: MemoryTarget) -> Iterator[ChronoMem]:
+    with memory_target.open() as m:
         yield m
 
 
@@ -132,9 +133,8 @@ def test_unknown_ids(mem: ChronoMem) -> None:
             call()
 
 
-def test_owners_are_isolated(tmp_path: Path) -> None:
-    path = tmp_path / "shared.db"
-    with ChronoMem(path, owner="alice") as a, ChronoMem(path, owner="bob") as b:
+def test_owners_are_isolated(memory_target: MemoryTarget) -> None:
+    with memory_target.open(owner="alice") as a, memory_target.open(owner="bob") as b:
         fid = a.remember("Project Falcon uses PostgreSQL")
         assert b.recall("Project Falcon") == []
         assert b.timeline("Project Falcon") == []
@@ -179,13 +179,13 @@ def test_stats(mem: ChronoMem) -> None:
     assert int(stats["entities"]) >= 3
 
 
-def test_export_import_is_lossless(mem: ChronoMem, tmp_path: Path) -> None:
+def test_export_import_is_lossless(mem: ChronoMem, memory_target: MemoryTarget) -> None:
     a = mem.remember("Dana is in Berlin", metadata={"x": 1}, source="s", category="loc")
     b = mem.supersede(a, "Dana is in Paris", category="loc")
     mem.forget(mem.remember("Eve likes tea"), reason="old")
     exported = list(mem.export_facts())
     json.dumps(exported)
-    with ChronoMem(tmp_path / "copy.db") as other:
+    with memory_target.sibling("copy").open() as other:
         assert other.import_facts(json.loads(json.dumps(exported))) == 3
         assert other.import_facts(exported) == 0
         assert list(other.export_facts()) == exported
@@ -210,13 +210,12 @@ def test_import_is_all_or_nothing(mem: ChronoMem) -> None:
     assert mem.stats()["facts"] == 0
 
 
-def test_close_releases_and_reopens(tmp_path: Path) -> None:
-    path = tmp_path / "m.db"
-    mem = ChronoMem(path)
+def test_close_releases_and_reopens(memory_target: MemoryTarget) -> None:
+    mem = memory_target.open()
     fid = mem.remember("Frank uses Vim")
     mem.close()
     mem.close()
-    with ChronoMem(str(path)) as again:
+    with memory_target.open() as again:
         assert again.get(fid).content == "Frank uses Vim"
 
 
@@ -226,8 +225,8 @@ def test_in_memory_database() -> None:
         assert mem.get(fid).content == "Gina uses Emacs"
 
 
-def test_custom_token_counter(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "m.db", token_counter=lambda s: 7) as mem:
+def test_custom_token_counter(memory_target: MemoryTarget) -> None:
+    with memory_target.open(token_counter=lambda s: 7) as mem:
         mem.remember("Hank drives a Volvo XC90")
         [hit] = mem.recall("Volvo")
         assert hit.tokens == 7

@@ -11,13 +11,12 @@ from hypothesis import strategies as st
 
 from chronomem import ChronoMem, estimate_tokens
 from chronomem._retrieval import CHANNEL_DEPTH, RRF_K
-from tests.chronomem.backends import sqlite_connection
+from tests.chronomem.backends import MemoryTarget, sqlite_connection
 
 
 @pytest.fixture(scope="module")
-def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChronoMem]:
-    path = tmp_path_factory.mktemp("r") / "r.db"
-    with ChronoMem(path) as m:
+def mem(module_memory_target: MemoryTarget) -> Iterator[ChronoMem]:
+    with module_memory_target.open() as m:
         m.remember("Alice Smith manages Project Falcon.")
         m.remember("Project Falcon runs on PostgreSQL in production.")
         m.remember("Bob Jones manages Project Orion.")
@@ -27,16 +26,16 @@ def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChronoMem]:
         yield m
 
 
-def test_score_follows_the_rrf_formula(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "f.db", weights={"jaccard": 0, "entity": 0, "graph": 0}) as m:
+def test_score_follows_the_rrf_formula(memory_target: MemoryTarget) -> None:
+    with memory_target.open(weights={"jaccard": 0, "entity": 0, "graph": 0}) as m:
         m.remember("Zoe plays the cello", trust=0.5, confidence=0.5)
         [hit] = m.recall("cello")
         assert hit.ranks["bm25"] == 1
         assert hit.score == pytest.approx(1.0 / (RRF_K + 1) * (0.8 + 0.4 * 0.5) * 0.5)
 
 
-def test_trust_and_confidence_break_ties(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "t.db") as m:
+def test_trust_and_confidence_break_ties(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as m:
         low = m.remember("Yara plays the oboe", trust=0.1)
         high = m.remember("Yara plays the oboe", trust=0.9)
         assert [f.id for f in m.recall("Yara oboe")] == [high, low]
@@ -76,8 +75,8 @@ def test_packing_never_exceeds_the_budget(mem: ChronoMem, budget: int, query: st
     assert scores == sorted(scores, reverse=True)
 
 
-def test_packing_skips_a_fact_that_does_not_fit(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "p.db", token_counter=len) as m:
+def test_packing_skips_a_fact_that_does_not_fit(memory_target: MemoryTarget) -> None:
+    with memory_target.open(token_counter=len) as m:
         m.remember("Quinn kayak " + "long " * 40, trust=1.0)  # best match, 200+ "tokens"
         short = m.remember("Quinn kayak", trust=0.0)
         results = m.recall("Quinn kayak", token_budget=50)
@@ -85,8 +84,8 @@ def test_packing_skips_a_fact_that_does_not_fit(tmp_path: Path) -> None:
         assert m.recall("Quinn kayak", token_budget=10) == []
 
 
-def test_packing_is_exact_with_a_custom_counter(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "c.db", token_counter=lambda s: 10) as m:
+def test_packing_is_exact_with_a_custom_counter(memory_target: MemoryTarget) -> None:
+    with memory_target.open(token_counter=lambda s: 10) as m:
         for i in range(5):
             m.remember(f"Rhea item {i}")
         assert len(m.recall("Rhea item", token_budget=30)) == 3
@@ -94,10 +93,10 @@ def test_packing_is_exact_with_a_custom_counter(tmp_path: Path) -> None:
         assert len(m.recall("Rhea item", token_budget=30, limit=2)) == 2
 
 
-def test_filter_is_applied_before_the_candidate_limit(tmp_path: Path) -> None:
+def test_filter_is_applied_before_the_candidate_limit(memory_target: MemoryTarget) -> None:
     # More superseded matches than any channel's candidate bound: the one active fact must
     # still be found, because the filter lives inside each channel's SQL.
-    with ChronoMem(tmp_path / "l.db") as m:
+    with memory_target.open() as m:
         fid = m.remember("Sven's locker code is 0")
         for i in range(1, CHANNEL_DEPTH + 30):
             fid = m.supersede(fid, f"Sven's locker code is {i}")
@@ -106,14 +105,14 @@ def test_filter_is_applied_before_the_candidate_limit(tmp_path: Path) -> None:
         assert len(m.recall("Sven locker code", active_only=False, limit=500)) >= CHANNEL_DEPTH
 
 
-def test_channel_weights_are_configurable(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "w.db", weights={"bm25": 0, "jaccard": 0, "graph": 0}) as m:
+def test_channel_weights_are_configurable(memory_target: MemoryTarget) -> None:
+    with memory_target.open(weights={"bm25": 0, "jaccard": 0, "graph": 0}) as m:
         m.remember("Tariq owns the Nimbus cluster")
         m.remember("Nimbus clouds bring rain")
         results = m.recall("Tariq rain")
         # The rain fact is a bm25 candidate, but bm25 weighs nothing here: only entity counts.
         assert [f.content for f in results] == ["Tariq owns the Nimbus cluster"]
-    with ChronoMem(tmp_path / "w.db") as m:
+    with memory_target.open() as m:
         assert len(m.recall("Tariq rain")) == 2
 
 

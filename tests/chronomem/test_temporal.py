@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chronomem import ChronoMem, Episode, Fact, InvalidFactError
+from tests.chronomem.backends import MemoryTarget
 
 JAN = datetime(2024, 1, 1, tzinfo=timezone.utc)
 MAR = datetime(2024, 3, 1, tzinfo=timezone.utc)
@@ -19,8 +20,15 @@ JUN = datetime(2024, 6, 1, tzinfo=timezone.utc)
 
 
 @pytest.fixture
-def mem(tmp_path: Path) -> Iterator[ChronoMem]:
-    with ChronoMem(tmp_path / "t.db") as m:
+def mem(memory_target: MemoryTarget) -> Iterator[ChronoMem]:
+    with memory_target.open() as m:
+        yield m
+
+
+@pytest.fixture
+def shared(memory_target: MemoryTarget) -> Iterator[ChronoMem]:
+    """One database for a property test, whose examples each take an owner of their own."""
+    with memory_target.open() as m:
         yield m
 
 
@@ -130,18 +138,22 @@ def test_category_filter_is_inside_the_query(mem: ChronoMem) -> None:
     gaps=st.lists(st.integers(min_value=0, max_value=400), min_size=1, max_size=6),
     probe=st.integers(min_value=-30, max_value=3000),
 )
-@settings(max_examples=40, deadline=None)
-def test_as_of_picks_the_interval_containing_the_moment(gaps: list[int], probe: int) -> None:
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_as_of_picks_the_interval_containing_the_moment(
+    shared: ChronoMem, gaps: list[int], probe: int
+) -> None:
     starts = [JAN + timedelta(days=sum(gaps[: i + 1])) for i in range(len(gaps))]
-    with ChronoMem(":memory:") as mem:
-        chain = [mem.remember("Omar's desk is in room 0", valid_from=starts[0])]
-        for i, start in enumerate(starts[1:], start=1):
-            chain.append(mem.supersede(chain[-1], f"Omar's desk is in room {i}", valid_from=start))
-        moment = JAN + timedelta(days=probe)
-        expected = [fid for fid, s in zip(chain, starts, strict=True) if s <= moment]
-        got = ids(mem.recall("Omar desk room", as_of=moment, limit=10))
-        # Equal starts give zero-length intervals: only the last fact starting then is valid.
-        assert got == expected[-1:]
+    mem = shared.for_owner(uuid.uuid4().hex)  # a fresh memory per example, on one database
+    chain = [mem.remember("Omar's desk is in room 0", valid_from=starts[0])]
+    for i, start in enumerate(starts[1:], start=1):
+        chain.append(mem.supersede(chain[-1], f"Omar's desk is in room {i}", valid_from=start))
+    moment = JAN + timedelta(days=probe)
+    expected = [fid for fid, s in zip(chain, starts, strict=True) if s <= moment]
+    got = ids(mem.recall("Omar desk room", as_of=moment, limit=10))
+    # Equal starts give zero-length intervals: only the last fact starting then is valid.
+    assert got == expected[-1:]
 
 
 def test_the_default_view_is_valid_now_as_believed_now(mem: ChronoMem) -> None:
