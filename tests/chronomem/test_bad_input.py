@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chronomem import ChronoMem, ChronoMemError, DatabaseError, FactNotFoundError, InvalidFactError
+from tests.chronomem.backends import MemoryTarget, count
 
 TABLES = (
     "chronomem_facts",
@@ -25,18 +26,14 @@ TABLES = (
 
 
 @pytest.fixture
-def mem(tmp_path: Path) -> Iterator[ChronoMem]:
-    with ChronoMem(tmp_path / "b.db") as m:
+def mem(memory_target: MemoryTarget) -> Iterator[ChronoMem]:
+    with memory_target.open() as m:
         m.remember("Alice Smith owns the TN-2420 printer", category="office")
         yield m
 
 
 def counts(mem: ChronoMem) -> tuple[int, ...]:
-    conn = sqlite3.connect(mem.path)
-    try:
-        return tuple(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES)
-    finally:
-        conn.close()
+    return tuple(count(mem, table) for table in TABLES)
 
 
 BAD_REMEMBER: list[tuple[str, dict[str, Any]]] = [
@@ -143,7 +140,7 @@ def test_bad_arguments(mem: ChronoMem, call: Callable[[ChronoMem], object], fiel
     assert counts(mem) == before
 
 
-def test_constructor_arguments(tmp_path: Path) -> None:
+def test_constructor_arguments(memory_target: MemoryTarget) -> None:
     cases: list[tuple[dict[str, Any], str]] = [
         ({"owner": ""}, "owner"),
         ({"owner": 3}, "owner"),
@@ -154,7 +151,7 @@ def test_constructor_arguments(tmp_path: Path) -> None:
     ]
     for kwargs, field in cases:
         with pytest.raises(InvalidFactError) as info:
-            ChronoMem(tmp_path / "c.db", **kwargs)
+            memory_target.open(**kwargs)
         assert info.value.field == field
 
 
@@ -263,8 +260,8 @@ def test_directory_path_is_refused(tmp_path: Path) -> None:
         ChronoMem(tmp_path)
 
 
-def test_closed_memory_raises_database_error(tmp_path: Path) -> None:
-    m = ChronoMem(tmp_path / "x.db")
+def test_closed_memory_raises_database_error(memory_target: MemoryTarget) -> None:
+    m = memory_target.open()
     m.close()
     with pytest.raises(DatabaseError):
         m.remember("Alice likes tea")
@@ -276,8 +273,8 @@ def test_naive_and_aware_times_agree(mem: ChronoMem) -> None:
 
 
 @pytest.mark.parametrize("bad", ["a\x00b", "\ud800", "   ", "x" * 201])
-def test_a_bad_id_is_invalid_not_missing(tmp_path: Path, bad: str) -> None:
-    with ChronoMem(tmp_path / "ids.db") as mem:
+def test_a_bad_id_is_invalid_not_missing(memory_target: MemoryTarget, bad: str) -> None:
+    with memory_target.open() as mem:
         for call in (mem.get, mem.forget, lambda i: mem.supersede(i, "x is y")):
             with pytest.raises(InvalidFactError) as info:
                 call(bad)

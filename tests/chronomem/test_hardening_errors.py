@@ -7,7 +7,6 @@ new database files are private, and a path that cannot be used is a ``DatabaseEr
 from __future__ import annotations
 
 import os
-import sqlite3
 import stat
 import tempfile
 import warnings
@@ -20,20 +19,17 @@ import pytest
 
 import chronomem
 from chronomem import ChronoMem, ChronoMemError, DatabaseError, InvalidFactError
+from tests.chronomem.backends import MemoryTarget, count
 
 
 @pytest.fixture
-def mem(tmp_path: Path) -> Iterator[ChronoMem]:
-    with ChronoMem(tmp_path / "m.db") as m:
+def mem(memory_target: MemoryTarget) -> Iterator[ChronoMem]:
+    with memory_target.open() as m:
         yield m
 
 
 def facts(mem: ChronoMem) -> int:
-    conn = sqlite3.connect(mem.path)
-    try:
-        return int(conn.execute("SELECT count(*) FROM chronomem_facts").fetchone()[0])
-    finally:
-        conn.close()
+    return count(mem, "chronomem_facts")
 
 
 def nested(depth: int) -> dict[str, Any]:

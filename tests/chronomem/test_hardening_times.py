@@ -6,10 +6,8 @@ already on disk with an out-of-range integer is read clamped instead of failing 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +17,7 @@ from hypothesis import strategies as st
 from chronomem import ChronoMem, InvalidFactError
 from chronomem._model import MAX_US, MIN_US, from_us
 from chronomem._validate import check_time
+from tests.chronomem.backends import MemoryTarget, count
 
 
 def tz(**offset: int) -> timezone:
@@ -53,17 +52,13 @@ IN_RANGE = [
 
 
 @pytest.fixture
-def mem(tmp_path: Path) -> Iterator[ChronoMem]:
-    with ChronoMem(tmp_path / "t.db") as m:
+def mem(memory_target: MemoryTarget) -> Iterator[ChronoMem]:
+    with memory_target.open() as m:
         yield m
 
 
 def rows(mem: ChronoMem) -> int:
-    conn = sqlite3.connect(mem.path)
-    try:
-        return int(conn.execute("SELECT count(*) FROM chronomem_facts").fetchone()[0])
-    finally:
-        conn.close()
+    return count(mem, "chronomem_facts")
 
 
 @pytest.mark.parametrize("moment", OUT_OF_RANGE, ids=lambda d: d.isoformat())
@@ -96,7 +91,7 @@ def test_a_time_outside_utc_range_is_refused_everywhere(mem: ChronoMem, moment: 
 
 @pytest.mark.parametrize("moment", IN_RANGE, ids=lambda d: d.isoformat())
 def test_an_edge_time_round_trips_through_every_read(
-    tmp_path: Path, mem: ChronoMem, moment: datetime
+    memory_target: MemoryTarget, mem: ChronoMem, moment: datetime
 ) -> None:
     fid = mem.remember("Ardian lives in Kemang", valid_from=moment)
     expected = moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
@@ -105,7 +100,7 @@ def test_an_edge_time_round_trips_through_every_read(
     assert [f["valid_from"] for f in mem.timeline("Ardian")] == [expected]
     assert [f["valid_from"] for f in mem.recall("Ardian Kemang", active_only=False)] == [expected]
     [record] = mem.export_facts()
-    with ChronoMem(tmp_path / "copy.db") as copy:
+    with memory_target.sibling("copy").open() as copy:
         assert copy.import_facts([record]) == 1
         assert copy.get(fid)["valid_from"] == expected
 
@@ -114,8 +109,7 @@ def test_a_row_already_on_disk_out_of_range_reads_clamped(mem: ChronoMem) -> Non
     fid = mem.remember("Ardian lives in Kemang")
     gone = mem.remember("Ardian's office is Sudirman")
     mem.forget(gone)
-    conn = sqlite3.connect(mem.path)
-    with conn:  # what an older version (or another program) could have written
+    with mem._db.write() as conn:  # what an older version (or another program) could write
         conn.execute(
             "UPDATE chronomem_facts SET valid_from = ?, system_time = ? WHERE id = ?",
             (MAX_US + 3_600_000_000, MIN_US - 1, fid),
@@ -124,7 +118,6 @@ def test_a_row_already_on_disk_out_of_range_reads_clamped(mem: ChronoMem) -> Non
             "UPDATE chronomem_facts SET valid_until = ?, invalidated_at = ? WHERE id = ?",
             (2**63 - 1, -(2**63), gone),
         )
-    conn.close()
     fact = mem.get(fid)
     assert fact["valid_from"] == UTC_MAX
     assert fact["system_time"] == UTC_MIN
