@@ -1,27 +1,27 @@
-"""Several threads and several processes on one file: nothing lost, never "database is locked"."""
+"""Several threads and several processes on one database: nothing lost, never "database is
+locked" (on a SQLite file and on PostgreSQL)."""
 
 from __future__ import annotations
 
 import multiprocessing
 import threading
-from pathlib import Path
 
-from chronomem import ChronoMem
+from tests.chronomem.backends import MemoryTarget
 
 PER_WORKER = 40
 
 
-def _worker(path: str, worker: int) -> None:
+def _worker(args: list[str], worker: int) -> None:
     # Each worker remembers facts and supersedes every other one, interleaving with the others.
-    with ChronoMem(path) as mem:
+    with MemoryTarget.from_args(args).open() as mem:
         for i in range(PER_WORKER):
             fid = mem.remember(f"Worker{worker} counter C{worker}-{i} is {i}")
             if i % 2:
                 mem.supersede(fid, f"Worker{worker} counter C{worker}-{i} is {i + 1}")
 
 
-def _check(path: Path, workers: int) -> None:
-    with ChronoMem(path) as mem:
+def _check(target: MemoryTarget, workers: int) -> None:
+    with target.open() as mem:
         stats = mem.stats()
         assert stats["facts"] == workers * (PER_WORKER + PER_WORKER // 2)
         assert stats["superseded"] == workers * (PER_WORKER // 2)
@@ -35,42 +35,40 @@ def _check(path: Path, workers: int) -> None:
         assert mem.contradictions() == []
 
 
-def test_processes_share_one_file(tmp_path: Path) -> None:
-    path = tmp_path / "multi.db"
-    ChronoMem(path).close()
+def test_processes_share_one_database(memory_target: MemoryTarget) -> None:
+    memory_target.open().close()
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_worker, args=(str(path), w)) for w in range(3)]
+    procs = [ctx.Process(target=_worker, args=(memory_target.args(), w)) for w in range(3)]
     for p in procs:
         p.start()
     for p in procs:
         p.join(timeout=120)
         assert p.exitcode == 0
-    _check(path, 3)
+    _check(memory_target, 3)
 
 
-def test_threads_share_one_memory(tmp_path: Path) -> None:
-    path = tmp_path / "threads.db"
+def test_threads_share_one_database(memory_target: MemoryTarget) -> None:
     errors: list[BaseException] = []
 
     def run(worker: int) -> None:
         try:
-            _worker(str(path), worker)
+            _worker(memory_target.args(), worker)
         except BaseException as exc:  # collected: a thread's exception would otherwise vanish
             errors.append(exc)
 
-    ChronoMem(path).close()
+    memory_target.open().close()
     threads = [threading.Thread(target=run, args=(w,)) for w in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert errors == []
-    _check(path, 4)
+    _check(memory_target, 4)
 
 
-def test_one_instance_used_from_many_threads(tmp_path: Path) -> None:
+def test_one_instance_used_from_many_threads(memory_target: MemoryTarget) -> None:
     errors: list[BaseException] = []
-    with ChronoMem(tmp_path / "one.db") as mem:
+    with memory_target.open() as mem:
 
         def run(worker: int) -> None:
             try:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from scripts.locomo import (
@@ -26,6 +25,7 @@ from scripts.locomo import (
 )
 
 from chronomem import ChronoMem
+from tests.chronomem.backends import MemoryTarget
 
 SLICE = "conv-30"  # the smallest development conversation: 369 turns, 81 questions
 EPISODE_FLOORS = {"R@1": 0.55, "R@5": 0.72, "R@10": 0.82, "MRR@10": 0.63}
@@ -42,8 +42,8 @@ def conversation() -> Conversation:
 
 
 @pytest.fixture
-def memory(tmp_path: Path) -> Iterator[ChronoMem]:
-    with ChronoMem(tmp_path / "locomo.db") as mem:
+def memory(memory_target: MemoryTarget) -> Iterator[ChronoMem]:
+    with memory_target.open() as mem:
         yield mem
 
 
@@ -63,9 +63,11 @@ def test_episodes_stay_above_their_floor(conversation: Conversation, memory: Chr
         assert got[metric] >= floor, f"{metric} {got[metric]} fell below {floor}"
 
 
-def test_episodes_and_facts_beat_plain_fts5(conversation: Conversation, tmp_path: Path) -> None:
+def test_episodes_and_facts_beat_plain_fts5(
+    conversation: Conversation, memory_target: MemoryTarget
+) -> None:
     baseline = score([conversation], fts5_ranker).summary()
-    with ChronoMem(tmp_path / "e.db") as episodes, ChronoMem(tmp_path / "f.db") as facts:
+    with memory_target.open() as episodes, memory_target.sibling("facts").open() as facts:
         by_episode = _scores(
             episodes, conversation, remember_episodes(episodes, conversation), kinds=("episode",)
         ).summary()

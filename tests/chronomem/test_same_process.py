@@ -1,4 +1,5 @@
-"""Two memories on one file in one process: opening the second must not drop the first's locks.
+"""Two memories on one database in one process: opening the second must not drop the first's
+locks, and another process sees every acknowledged write (on either engine).
 
 POSIX advisory locks belong to the process and the file: closing *any* descriptor of the file
 releases all of them. A check that opened the database file with ``open()`` to read its header
@@ -10,34 +11,37 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-from chronomem import ChronoMem
+from tests.chronomem.backends import MemoryTarget
 
 _COUNT = """
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-print(c.execute("SELECT count(*) FROM chronomem_facts").fetchone()[0])
-c.close()
+import sys
+from tests.chronomem.backends import MemoryTarget
+with MemoryTarget.from_args(sys.argv[1:]).open(owner="o") as mem:
+    print(mem.stats()["facts"])
 """
 
 
-def _count_elsewhere(path: Path) -> int:
+def _count_elsewhere(target: MemoryTarget) -> int:
     out = subprocess.run(
-        [sys.executable, "-c", _COUNT, str(path)], check=True, capture_output=True, text=True
+        [sys.executable, "-c", _COUNT, *target.args()],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return int(out.stdout)
 
 
-def test_a_second_memory_on_the_file_loses_no_acknowledged_write(tmp_path: Path) -> None:
-    path = tmp_path / "shared.db"
-    with ChronoMem(path, owner="o") as first:
+def test_a_second_memory_on_the_database_loses_no_acknowledged_write(
+    memory_target: MemoryTarget,
+) -> None:
+    with memory_target.open(owner="o") as first:
         first.remember("first fact is here")
-        with ChronoMem(path, owner="o") as second:
+        with memory_target.open(owner="o") as second:
             assert second.stats()["facts"] == 1
-            assert _count_elsewhere(path) == 1  # another process opens and closes the file
+            assert _count_elsewhere(memory_target) == 1  # another process opens and closes it
             for i in range(5):
                 first.remember(f"later fact {i}")
-            assert _count_elsewhere(path) == 6
-    with ChronoMem(path, owner="o") as again:
+            assert _count_elsewhere(memory_target) == 6
+    with memory_target.open(owner="o") as again:
         assert again.stats()["facts"] == 6

@@ -10,24 +10,25 @@ from typing import Any
 import pytest
 
 from chronica import ActorKind, Actum, ActumKind, Chronicarius
-from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
 from chronomem.cli import main
+from chronomem.cli._config import open_session_store
 from chronomem.cli._format import written_lines
+from tests.chronomem.backends import Databases, Target, is_untouched
 
 OWNER = "ardian"
 WHEN = "2026-11-29T18:00:00+00:00"
 
 
 @pytest.fixture
-def source(tmp_path: Path) -> Path:
+def source(databases: Databases, tmp_path: Path) -> Path:
     """A memory with facts and two sessions, exported to ``backup.jsonl``."""
-    db = tmp_path / "source.db"
+    db = databases.new("source")
     with ChronoMem(db, owner=OWNER) as memory:
         old = memory.remember("ThinkPad T14 primary interface is Wi-Fi", category="net")
         memory.supersede(old, "ThinkPad T14 primary interface switched to Ethernet")
         memory.remember("Sari is allergic to peanuts")
-    with SQLiteStore(db) as store:
+    with open_session_store(db) as store:
         c = Chronicarius(store)
         for session in ("dinner", "lunch"):
             for i in range(3):
@@ -47,7 +48,7 @@ def _actum(session: str, content: str) -> Actum:
 
 
 def _import(
-    capsys: pytest.CaptureFixture[str], path: Path, db: Path, *flags: str
+    capsys: pytest.CaptureFixture[str], path: Path, db: Target, *flags: str
 ) -> tuple[int, str]:
     code = main(["import", str(path), "--db", str(db), "--owner", OWNER, *flags])
     return code, capsys.readouterr().err
@@ -63,16 +64,20 @@ def test_the_export_ends_with_counts_and_a_digest(source: Path) -> None:
 
 @pytest.mark.parametrize("keep", [1, 4, 7, 10], ids=lambda n: f"first {n} lines")
 def test_a_truncated_export_is_refused_unless_allowed(
-    keep: int, source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    keep: int,
+    source: Path,
+    databases: Databases,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(b"".join(source.read_bytes().splitlines(keepends=True)[:keep]))
-    target = tmp_path / "target.db"
+    target = databases.new("target")
     code, err = _import(capsys, cut, target)
     assert code == 2
     assert "may be cut short" in err
     assert "--allow-truncated" in err
-    assert not target.exists()  # refused before anything was written
+    assert is_untouched(target)  # refused before anything was written
 
     code, err = _import(capsys, cut, target, "--allow-truncated")
     assert "warning: the file ends without its end line" in err
@@ -80,24 +85,25 @@ def test_a_truncated_export_is_refused_unless_allowed(
 
 
 def test_an_altered_export_is_refused(
-    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    source: Path, databases: Databases, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    target = databases.new("t")
     altered = tmp_path / "altered.jsonl"
     altered.write_text(source.read_text().replace("peanuts", "walnuts"))
-    code, err = _import(capsys, altered, tmp_path / "t.db")
+    code, err = _import(capsys, altered, target)
     assert code == 2
     assert "does not match its end line (sha256 differ)" in err
     dropped = tmp_path / "dropped.jsonl"
     lines = source.read_text().splitlines(keepends=True)
     dropped.write_text("".join(lines[:2] + lines[3:]))
-    code, err = _import(capsys, dropped, tmp_path / "t.db")
+    code, err = _import(capsys, dropped, target)
     assert "(facts, sha256 differ)" in err
     trailing = tmp_path / "trailing.jsonl"
     trailing.write_text(source.read_text() + lines[1])
-    code, err = _import(capsys, trailing, tmp_path / "t.db")
+    code, err = _import(capsys, trailing, target)
     assert code == 2
     assert f"line {len(lines) + 1}: a record after the end of the export" in err
-    assert not (tmp_path / "t.db").exists()
+    assert is_untouched(target)
 
 
 def _file(path: Path, records: list[tuple[str, Any]]) -> Path:
@@ -131,14 +137,15 @@ BAD_LINES = {
 
 @pytest.mark.parametrize("case", BAD_LINES, ids=list(BAD_LINES))
 def test_a_malformed_line_is_named_by_number(
-    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    case: str, databases: Databases, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     kind, record, message = BAD_LINES[case]
-    code, err = _import(capsys, _file(tmp_path / "bad.jsonl", [(kind, record)]), tmp_path / "t.db")
+    target = databases.new("t")
+    code, err = _import(capsys, _file(tmp_path / "bad.jsonl", [(kind, record)]), target)
     assert code == 2
     assert f"line 2: {message}" in err
     assert "Traceback" not in err
-    assert not (tmp_path / "t.db").exists()
+    assert is_untouched(target)
 
 
 @pytest.mark.parametrize(
@@ -154,31 +161,40 @@ def test_a_malformed_line_is_named_by_number(
     ],
 )
 def test_a_bad_header_is_a_clear_error(
-    header: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    header: str,
+    message: str,
+    databases: Databases,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(header + "\n")
-    code, err = _import(capsys, bad, tmp_path / "t.db")
+    target = databases.new("t")
+    code, err = _import(capsys, bad, target)
     assert code == 2
     assert "chronomem import: line 1: " in err
     assert message in err
     assert "Traceback" not in err
+    assert is_untouched(target)
 
 
-def test_empty_missing_and_binary_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_empty_missing_and_binary_files(
+    databases: Databases, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = databases.new("t")
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    code, err = _import(capsys, empty, tmp_path / "t.db")
+    code, err = _import(capsys, empty, target)
     assert code == 2
     assert "no export header" in err
-    assert _import(capsys, tmp_path / "missing.jsonl", tmp_path / "t.db")[0] == 1
+    assert _import(capsys, tmp_path / "missing.jsonl", target)[0] == 1
     binary = tmp_path / "binary.jsonl"
     binary.write_bytes(b"\xff\xfe\x00garbage\n")
-    code, err = _import(capsys, binary, tmp_path / "t.db")
+    code, err = _import(capsys, binary, target)
     assert (code, "line 1: not UTF-8 text" in err) == (2, True)
     nothing = _file(tmp_path / "nothing.jsonl", [])
-    assert _import(capsys, nothing, tmp_path / "t.db")[0] == 1  # a valid, empty export
-    assert not (tmp_path / "t.db").exists()
+    assert _import(capsys, nothing, target)[0] == 1  # a valid, empty export
+    assert is_untouched(target)
 
 
 SESSION_PROBLEMS: dict[str, tuple[dict[str, Any], str]] = {
@@ -193,11 +209,11 @@ SESSION_PROBLEMS: dict[str, tuple[dict[str, Any], str]] = {
 
 @pytest.mark.parametrize("case", SESSION_PROBLEMS, ids=list(SESSION_PROBLEMS))
 def test_a_bad_session_record_writes_nothing_at_all(
-    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    case: str, databases: Databases, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Facts come first in the file; a bad actum after them must stop the import before a
     # single fact is written (all or nothing), with the same rules as a live write.
-    target = tmp_path / "t.db"
+    target = databases.new("t")
     with ChronoMem(target, owner=OWNER) as memory:
         memory.remember("Ardian prefers quiet tables")
         before = list(memory.export_facts())
@@ -210,17 +226,18 @@ def test_a_bad_session_record_writes_nothing_at_all(
     assert needle in err
     with ChronoMem(target, owner=OWNER) as memory:
         assert list(memory.export_facts()) == before
-    with SQLiteStore(target) as store:
+    with open_session_store(target) as store:
         assert store.chronica() == []
 
 
+@pytest.mark.parametrize("engine", ["sqlite", "postgres"], ids=lambda e: f"into {e}")
 def test_a_good_file_restores_every_part(
-    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    engine: str, source: Path, databases: Databases, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    target = tmp_path / "t.db"
+    target = databases.new("t", engine)
     code, _ = _import(capsys, source, target)
     assert code == 0
-    with SQLiteStore(target) as store:
+    with open_session_store(target) as store:
         assert [c.id for c in store.chronica()] == ["dinner", "lunch"]
         assert [a.content for a in store.acta("lunch", owner_id=OWNER)] == [
             "turn 0",
