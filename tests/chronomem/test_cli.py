@@ -23,11 +23,12 @@ from chronica import (
     Chronicum,
     ChronicumNotFoundError,
 )
-from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
 from chronomem._isotime import parse_time
 from chronomem.cli import build_parser, main
+from chronomem.cli._config import open_session_store
 from chronomem.cli._output import Progress
+from tests.chronomem.backends import Databases, Target, is_untouched
 
 from .mcp_client import server_env
 
@@ -35,11 +36,12 @@ THINKPAD = "ThinkPad T14 primary interface is Wi-Fi"
 
 
 @pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "cli.db"
-    monkeypatch.setenv("CHRONOMEM_DB", str(path))
+def db(databases: Databases, monkeypatch: pytest.MonkeyPatch) -> Target:
+    """The memory every command uses (``CHRONOMEM_DB``): a file, or a PostgreSQL database."""
+    target = databases.new("cli")
+    monkeypatch.setenv("CHRONOMEM_DB", str(target))
     monkeypatch.setenv("CHRONOMEM_OWNER", "ardian")
-    return path
+    return target
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -60,14 +62,14 @@ def test_every_command_has_help_with_an_example() -> None:
     subparsers = next(a for a in parser._actions if a.dest == "command")
     choices: dict[str, Any] = subparsers.choices  # type: ignore[assignment]  # argparse internals
     expected = {"serve", "remember", "recall", "supersede", "forget", "timeline"}
-    expected |= {"contradictions", "stats", "export", "import", "demo", "remember-episode"}
+    expected |= {"contradictions", "stats", "export", "import", "demo", "remember-episode", "ui"}
     assert set(choices) == expected
     for name, sub in choices.items():
         assert "example:" in sub.format_help(), name
         assert f"chronomem {name}" in sub.format_help(), name
 
 
-def test_remember_recall_supersede_forget(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_remember_recall_supersede_forget(db: Target, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "remember", THINKPAD, "--category", "net")
     assert code == 0
     assert out.startswith("remembered ")
@@ -95,7 +97,7 @@ def test_remember_recall_supersede_forget(db: Path, capsys: pytest.CaptureFixtur
     assert "nothing recalled" in err
 
 
-def test_not_found_is_1_and_usage_is_2(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_not_found_is_1_and_usage_is_2(db: Target, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "forget", "no-such-id")
     assert code == 1
     assert "not found" in err
@@ -115,7 +117,9 @@ def test_not_found_is_1_and_usage_is_2(db: Path, capsys: pytest.CaptureFixture[s
     assert run(capsys, "forget", fid)[0] == 1  # already forgotten: not active any more
 
 
-def test_timeline_draws_intervals_and_lineage(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_timeline_draws_intervals_and_lineage(
+    db: Target, capsys: pytest.CaptureFixture[str]
+) -> None:
     wifi = run_json(capsys, "remember", THINKPAD, "--entity", "ThinkPad T14")["id"]
     eth = run_json(
         capsys,
@@ -141,7 +145,7 @@ def test_timeline_draws_intervals_and_lineage(db: Path, capsys: pytest.CaptureFi
     assert run(capsys, "timeline", "Nobody")[0] == 1
 
 
-def test_contradictions_and_stats(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_contradictions_and_stats(db: Target, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "contradictions")[0] == 1
     first = run_json(capsys, "remember", "Kinara booking time is 7pm", "--category", "booking")
     code, out, _ = run(capsys, "remember", "Kinara booking time is 8pm", "--category", "booking")
@@ -160,8 +164,12 @@ def test_contradictions_and_stats(db: Path, capsys: pytest.CaptureFixture[str]) 
     assert "active" in out
 
 
-def _session(path: Path) -> None:
-    c = Chronicarius(SQLiteStore(path))
+def _session(db: Target) -> None:
+    with open_session_store(db) as store:
+        _record_session(Chronicarius(store))
+
+
+def _record_session(c: Chronicarius) -> None:
     for i, (kind, actor_kind, actor) in enumerate(
         [
             (ActumKind.MESSAGE, ActorKind.HUMAN, "ardian"),
@@ -184,8 +192,13 @@ def _session(path: Path) -> None:
     ))  # fmt: skip
 
 
+@pytest.mark.parametrize("other_engine", [False, True], ids=["same engine", "other engine"])
 def test_export_import_round_trip_is_lossless(
-    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    other_engine: bool,
+    db: Target,
+    databases: Databases,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     wifi = run_json(capsys, "remember", THINKPAD, "--category", "net", "--source", "chat")["id"]
     run_json(capsys, "supersede", wifi, "ThinkPad T14 primary interface switched to Ethernet")
@@ -198,7 +211,8 @@ def test_export_import_round_trip_is_lossless(
     code, _, err = run(capsys, "export", str(dump))
     assert code == 0
     assert "exported 8 records" in err  # 4 facts, 1 session, 3 acta
-    copy = tmp_path / "copy.db"
+    engines = {"sqlite": "postgres", "postgres": "sqlite"}
+    copy = databases.new("copy", engines[databases.engine] if other_engine else None)
     code, out, err = run(capsys, "import", str(dump), "--db", str(copy))
     assert code == 0
     assert out.strip() == "imported 4 new facts, 1 session (3 acta)"
@@ -211,9 +225,8 @@ def test_export_import_round_trip_is_lossless(
             assert restored == original
     with ChronoMem(db, owner="ardian") as a, ChronoMem(copy, owner="ardian") as b:
         assert list(a.export_facts()) == list(b.export_facts())
-    assert SQLiteStore(copy).acta("dinner", owner_id="ardian") == SQLiteStore(db).acta(
-        "dinner", owner_id="ardian"
-    )
+    with open_session_store(copy) as copied, open_session_store(db) as kept:
+        assert copied.acta("dinner", owner_id="ardian") == kept.acta("dinner", owner_id="ardian")
     code, again, _ = run(capsys, "export", "--db", str(copy))
     assert again.splitlines() == dump.read_text().splitlines()
     assert run_json(capsys, "import", str(dump), "--db", str(copy))["facts"] == 0
@@ -243,10 +256,11 @@ def test_progress_bar_only_on_a_terminal() -> None:
     assert piped.getvalue() == ""
 
 
-def test_serve_starts_the_mcp_server(tmp_path: Path) -> None:
+def test_serve_starts_the_mcp_server(databases: Databases, tmp_path: Path) -> None:
+    db = databases.new("m")
     refused = subprocess.run(
         [sys.executable, "-m", "chronomem.cli", "serve", "--http", "10.0.0.1:8765"],
-        env=server_env(tmp_path / "m.db", "ardian"),
+        env=server_env(db, "ardian"),
         capture_output=True,
         text=True,
         timeout=60,
@@ -259,7 +273,7 @@ def test_serve_starts_the_mcp_server(tmp_path: Path) -> None:
         params = StdioServerParameters(
             command=sys.executable,
             args=["-m", "chronomem.cli", "serve"],
-            env=server_env(tmp_path / "m.db", "ardian"),
+            env=server_env(db, "ardian"),
         )
         async with (
             stdio_client(params, errlog=log) as (read, write),
@@ -327,15 +341,15 @@ def test_time_parser_refuses_what_it_cannot_hold(text: str) -> None:
 
 
 def test_a_time_outside_utc_range_is_a_usage_error(
-    db: Path, capsys: pytest.CaptureFixture[str]
+    db: Target, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, _, err = run(capsys, "remember", "x is y", "--valid-from", "9999-12-31T23:00:00-14:00")
     assert code == 2
     assert "outside the years" in err
-    assert not db.exists()
+    assert is_untouched(db)
 
 
-def test_recall_shows_episodes_beside_facts(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_recall_shows_episodes_beside_facts(db: Target, capsys: pytest.CaptureFixture[str]) -> None:
     with ChronoMem(db, owner="ardian") as memory:
         said = memory.remember_episode(
             "I went to the support group yesterday.", speaker="Caroline", session="chat 1"
@@ -353,7 +367,7 @@ def test_recall_shows_episodes_beside_facts(db: Path, capsys: pytest.CaptureFixt
     assert [item["id"] for item in only] == [said]
 
 
-def test_remember_episode_records_a_turn(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_remember_episode_records_a_turn(db: Target, capsys: pytest.CaptureFixture[str]) -> None:
     recorded = run_json(
         capsys, "remember-episode", "We booked Kinara for 7pm", "--speaker", "booking",
         "--session", "dinner", "--at", "2026-03-06T10:00:00Z",
@@ -384,6 +398,8 @@ def test_remember_episode_records_a_turn(db: Path, capsys: pytest.CaptureFixture
 def test_reading_a_missing_memory_creates_nothing(
     argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # SQLite only: a file that is not there yet. (A PostgreSQL database always exists; the
+    # first command on it creates chronomem's schema, as ChronoMem(dsn) does.)
     missing = tmp_path / "new" / "dir" / "a.db"
     code, out, err = run(capsys, *argv, "--db", str(missing), "--owner", "ardian")
     assert code == 1
@@ -395,6 +411,7 @@ def test_reading_a_missing_memory_creates_nothing(
 def test_the_first_write_creates_private_folders(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # SQLite only: files and folders.
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("CHRONOMEM_DB", raising=False)
     assert run(capsys, "stats")[0] == 1
@@ -411,7 +428,7 @@ def test_the_first_write_creates_private_folders(
 
 
 def test_an_import_the_write_refuses_stores_neither_facts_nor_sessions(
-    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    db: Target, databases: Databases, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Facts and sessions of one export are one transaction: an actum ID that another owner's
     # session already holds in the target file (found only by the write) undoes the facts too.
@@ -419,17 +436,21 @@ def test_an_import_the_write_refuses_stores_neither_facts_nor_sessions(
     _session(db)
     dump = tmp_path / "backup.jsonl"
     assert run(capsys, "export", str(dump))[0] == 0
-    target = tmp_path / "target.db"
-    taken = SQLiteStore(db).acta("dinner", owner_id="ardian")
-    with SQLiteStore(target) as store:
+    target = databases.new("target")
+    with open_session_store(db) as source:
+        taken = source.acta("dinner", owner_id="ardian")
+    with open_session_store(target) as store:
         when = taken[0].at
         assert when is not None
         held = [Chronicum(id="dinner", owner_id="mallory", created_at=when)]
         Chronicarius(store).restore("mallory", held, taken[:1])
     code, _, err = run(capsys, "import", str(dump), "--db", str(target))
     assert code == 2
-    assert "nothing was imported" in err
+    # One transaction in a file; on PostgreSQL the sessions (their own schema and pool) are
+    # restored first, and their failure stops the import before any fact is written.
+    said = "nothing was imported" if databases.engine == "sqlite" else "the import stopped"
+    assert said in err
     with ChronoMem(target, owner="ardian") as copy:
         assert copy.stats()["facts"] == 0
-    with SQLiteStore(target) as store, pytest.raises(ChronicumNotFoundError):
+    with open_session_store(target) as store, pytest.raises(ChronicumNotFoundError):
         store.acta("dinner", owner_id="ardian")

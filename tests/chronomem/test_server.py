@@ -17,6 +17,7 @@ from mcp import Client, ClientSession
 from chronomem import ChronoMem, ChronoMemError, cli, server
 from chronomem.cli._config import resolve_owner
 from chronomem.cli._transfer import ExportFormatError
+from tests.chronomem.backends import Databases, Target
 
 from .mcp_client import call, call_error, connect, raw_stdio, run, server_env, text_of
 from .mcp_client import server_args as _args
@@ -33,6 +34,12 @@ EXPECTED_TOOLS = {
     "chronica_record_actum",
     "chronica_get_acta",
 }
+
+
+@pytest.fixture
+def db(databases: Databases) -> Target:
+    """The server's database (``CHRONOMEM_DB``): a file, or a fresh PostgreSQL database."""
+    return databases.new("m")
 
 
 async def check_tool_list(s: ClientSession) -> None:
@@ -55,9 +62,9 @@ async def check_tool_list(s: ClientSession) -> None:
     assert {"last_n", "kinds", "actor_kinds"} <= set(acta)
 
 
-def test_memory_tools_remember_revise_and_recall(tmp_path: Path) -> None:
+def test_memory_tools_remember_revise_and_recall(db: Target, tmp_path: Path) -> None:
     async def go() -> None:
-        async with connect(tmp_path / "m.db") as s:
+        async with connect(db, errlog=tmp_path / "server.log") as s:
             await check_tool_list(s)
             wifi = await call(
                 s,
@@ -117,9 +124,9 @@ def test_memory_tools_remember_revise_and_recall(tmp_path: Path) -> None:
     run(go)
 
 
-def test_chronica_tools_and_contradictions(tmp_path: Path) -> None:
+def test_chronica_tools_and_contradictions(db: Target, tmp_path: Path) -> None:
     async def go() -> None:
-        async with connect(tmp_path / "m.db", owner="ardian") as s:
+        async with connect(db, owner="ardian", errlog=tmp_path / "server.log") as s:
             ask = await call(
                 s,
                 "chronica_record_actum",
@@ -199,9 +206,9 @@ def test_chronica_tools_and_contradictions(tmp_path: Path) -> None:
 HOSTILE_QUERIES = ['"; DROP TABLE chronomem_facts; --', "NEAR(a b) OR *", 'col:"x" AND ^', "*"]
 
 
-def test_error_paths_are_readable_and_the_server_keeps_serving(tmp_path: Path) -> None:
+def test_error_paths_are_readable_and_the_server_keeps_serving(db: Target, tmp_path: Path) -> None:
     async def go() -> None:
-        async with connect(tmp_path / "m.db") as s:
+        async with connect(db, errlog=tmp_path / "server.log") as s:
             fact = await call(s, "chronomem_remember", content="Ardian prefers quiet tables")
             for query in HOSTILE_QUERIES:
                 await call(s, "chronomem_recall", query=query)
@@ -249,7 +256,7 @@ def test_error_paths_are_readable_and_the_server_keeps_serving(tmp_path: Path) -
             ok = await call(s, "chronomem_remember", content="Ardian likes Kinara")
             assert ok["id"]
         names = {p.name for p in tmp_path.iterdir()}
-        assert {n for n in names if not n.startswith("m.db")} == set()
+        assert {n for n in names if not n.startswith("m.db")} == {"server.log"}
 
     run(go)
 
@@ -264,11 +271,11 @@ def _hostile_text(rng: random.Random) -> str:
     return "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 40)))
 
 
-def test_random_hostile_text_never_breaks_the_server(tmp_path: Path) -> None:
+def test_random_hostile_text_never_breaks_the_server(db: Target, tmp_path: Path) -> None:
     rng = random.Random(20261129)
 
     async def go() -> None:
-        async with connect(tmp_path / "m.db") as s:
+        async with connect(db, errlog=tmp_path / "server.log") as s:
             await call(s, "chronomem_remember", content="Kinara is quiet", entities=["Kinara"])
             for _ in range(60):
                 text = _hostile_text(rng)
@@ -335,10 +342,10 @@ def test_every_request_is_answered_even_one_the_sdk_cannot_read(tmp_path: Path) 
     assert "answered an unreadable request" in log
 
 
-def test_text_is_checked_by_the_library_rules_in_process(tmp_path: Path) -> None:
+def test_text_is_checked_by_the_library_rules_in_process(db: Target) -> None:
     # An in-process client hands Python strings straight to the tools (no JSON on the way),
     # so a lone surrogate or a NUL reaches them: the library's one check refuses it readably.
-    config = server.config_from_args(_args("--db", str(tmp_path / "m.db"), "--owner", "t"), {})
+    config = server.config_from_args(_args("--db", str(db), "--owner", "t"), {})
 
     async def go() -> None:
         async with Client(server.build_server(config)) as c:
@@ -357,11 +364,12 @@ def test_text_is_checked_by_the_library_rules_in_process(tmp_path: Path) -> None
     run(go)
 
 
-def test_owners_never_see_each_other(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
-
+def test_owners_never_see_each_other(db: Target, tmp_path: Path) -> None:
     async def go() -> None:
-        async with connect(db, owner="alice") as alice, connect(db, owner="bob") as bob:
+        async with (
+            connect(db, owner="alice", errlog=tmp_path / "alice.log") as alice,
+            connect(db, owner="bob", errlog=tmp_path / "bob.log") as bob,
+        ):
             secret = await call(alice, "chronomem_remember", content="Alice's locker code is 4711")
             await call(
                 alice,
@@ -385,8 +393,7 @@ def test_owners_never_see_each_other(tmp_path: Path) -> None:
     run(go)
 
 
-def test_two_servers_on_one_file_lose_nothing(tmp_path: Path) -> None:
-    db = tmp_path / "shared.db"
+def test_two_servers_on_one_database_lose_nothing(db: Target, tmp_path: Path) -> None:
     per_client = 25
 
     async def writer(name: str) -> None:
@@ -407,7 +414,7 @@ def test_two_servers_on_one_file_lose_nothing(tmp_path: Path) -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(writer, "one")
             tg.start_soon(writer, "two")
-        async with connect(db, owner="team") as s:
+        async with connect(db, owner="team", errlog=tmp_path / "reader.log") as s:
             acta = (await call(s, "chronica_get_acta", chronicum_id="shared"))["acta"]
             facts = await call(
                 s, "chronomem_recall", query="note about Kemang", limit=10 * per_client
@@ -438,12 +445,12 @@ def test_a_foreign_file_is_refused_untouched(tmp_path: Path) -> None:
     assert foreign.read_bytes() == b"my diary, not a database\n"
 
 
-def test_recall_returns_episodes_with_who_said_them(tmp_path: Path) -> None:
-    with ChronoMem(tmp_path / "m.db", owner="t") as memory:
+def test_recall_returns_episodes_with_who_said_them(db: Target) -> None:
+    with ChronoMem(db, owner="t") as memory:
         said = memory.remember_episode(
             "I went to the support group yesterday.", speaker="Caroline", session="chat 1"
         )
-    config = server.config_from_args(_args("--db", str(tmp_path / "m.db"), "--owner", "t"), {})
+    config = server.config_from_args(_args("--db", str(db), "--owner", "t"), {})
 
     async def go() -> None:
         async with Client(server.build_server(config)) as c:
@@ -461,11 +468,13 @@ def test_recall_returns_episodes_with_who_said_them(tmp_path: Path) -> None:
 
 
 def test_one_default_owner_for_python_the_cli_and_the_server(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    db: Target,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     # Written from Python with no owner named; read by the command line and by the server,
     # neither configured with an owner: all three mean the same owner.
-    db = tmp_path / "m.db"
     with ChronoMem(db) as memory:
         fid = memory.remember("Ardian prefers quiet tables")
     monkeypatch.delenv("CHRONOMEM_OWNER", raising=False)
@@ -473,7 +482,7 @@ def test_one_default_owner_for_python_the_cli_and_the_server(
     assert [f["id"] for f in json.loads(capsys.readouterr().out)] == [fid]
 
     async def go() -> None:
-        async with connect(db, owner=None) as s:
+        async with connect(db, owner=None, errlog=tmp_path / "server.log") as s:
             found = await call(s, "chronomem_recall", query="quiet tables")
             assert [f["id"] for f in found["facts"]] == [fid]
             await call(s, "chronomem_remember", content="Sari is allergic to peanuts")
@@ -513,11 +522,9 @@ def test_serve_without_the_mcp_extra_says_what_to_install(entry: str, tmp_path: 
     assert "Traceback" not in done.stderr
 
 
-def test_episodes_are_recorded_indexed_and_recalled_over_stdio(tmp_path: Path) -> None:
-    db = tmp_path / "episodes.db"
-
+def test_episodes_are_recorded_indexed_and_recalled_over_stdio(db: Target, tmp_path: Path) -> None:
     async def go() -> None:
-        async with connect(db) as s:
+        async with connect(db, errlog=tmp_path / "server.log") as s:
             recorded = await s.call_tool(
                 "chronomem_remember_episode",
                 {"content": "We booked Kinara for Friday at 7pm.", "speaker": "booking",
