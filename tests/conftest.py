@@ -12,7 +12,6 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from tests.pgserver import throwaway_server
@@ -37,6 +36,8 @@ def pg_schema(pg_dsn: str) -> Iterator[str]:
     """A fresh schema name per test, dropped afterwards, so tests never see each other's rows."""
     schema = f"t_{uuid.uuid4().hex[:16]}"
     yield schema
+    import psycopg  # here, not at the top: tests/test_chronomem.py runs without the extra
+
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
         # Also drops the schemas a test derived from this name (e.g. an import target).
         rows = conn.execute(
