@@ -31,17 +31,9 @@ from ._errors import DatabaseError, InvalidFactError
 from ._postgres_dialect import POSTGRES
 from ._postgres_schema import SCHEMA_VERSION, migrate, quoted_schema
 
-__all__ = ["PostgresDatabase", "is_dsn"]
+__all__ = ["PostgresDatabase", "memory_exists", "redacted"]
 
-_DSN_PREFIXES = ("postgresql://", "postgres://")
 _POOL_TIMEOUT_SECONDS = 60.0
-
-
-def is_dsn(target: object) -> bool:
-    """Whether ``target`` names a PostgreSQL database (a URL DSN or a pool) rather than a file."""
-    if isinstance(target, psycopg_pool.ConnectionPool):
-        return True
-    return isinstance(target, str) and target.startswith(_DSN_PREFIXES)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -75,7 +67,7 @@ class PostgresConnection:
                 cur.executemany(_translate(sql), rows)
 
 
-def _redacted(dsn: str) -> str:
+def redacted(dsn: str) -> str:
     """The DSN without its password, for ``path`` and error messages."""
     try:
         parts = psycopg.conninfo.conninfo_to_dict(dsn)
@@ -90,6 +82,21 @@ def _redacted(dsn: str) -> str:
         else (f"{host}{port}/{parts.get('dbname') or ''}")
     )
     return f"postgresql://{f'{user}@' if user else ''}{where}"
+
+
+def memory_exists(dsn: str, schema: str = "chronomem") -> bool:
+    """Whether ``schema`` on the server holds a chronomem memory, created by nothing: for a
+    command that only reads, which must not create a memory to answer that there is none."""
+    quoted_schema(schema)
+    try:
+        with psycopg.connect(dsn, connect_timeout=10, autocommit=True) as raw:
+            row = raw.execute(
+                "SELECT to_regclass(format('%%I.chronomem_schema', %s::text)) IS NOT NULL",
+                (schema,),
+            ).fetchone()
+    except psycopg.Error as e:
+        raise DatabaseError(f"cannot open {redacted(dsn)}: {e}") from e
+    return bool(row and row[0])
 
 
 @contextlib.contextmanager
@@ -135,7 +142,7 @@ class PostgresDatabase:
             return
         if not isinstance(target, str):
             raise InvalidFactError("path", "must be a file path, a DSN or a ConnectionPool")
-        self.path = f"{_redacted(target)}, schema {schema}"
+        self.path = f"{redacted(target)}, schema {schema}"
         options = {"autocommit": True, "options": f"-c search_path={self._quoted}"}
         self._migrate_direct(target, options)
         self._pool = psycopg_pool.ConnectionPool(

@@ -398,14 +398,25 @@ def test_remember_episode_records_a_turn(db: Target, capsys: pytest.CaptureFixtu
 def test_reading_a_missing_memory_creates_nothing(
     argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # SQLite only: a file that is not there yet. (A PostgreSQL database always exists; the
-    # first command on it creates chronomem's schema, as ChronoMem(dsn) does.)
     missing = tmp_path / "new" / "dir" / "a.db"
     code, out, err = run(capsys, *argv, "--db", str(missing), "--owner", "ardian")
     assert code == 1
     assert out == ""
     assert f"{missing}: not found" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_reading_a_database_without_a_memory_creates_nothing_there(
+    databases: Databases, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A PostgreSQL database exists before any memory does: a command that only reads must
+    # not create chronomem's schema to say there is nothing there.
+    empty = databases.new("empty", engine="postgres")
+    for argv in (["recall", "x"], ["stats"], ["timeline", "Ardian"], ["forget", "some-id"]):
+        code, out, err = run(capsys, *argv, "--db", str(empty), "--owner", "ardian")
+        assert (code, out) == (1, "")
+        assert "not found (no memory there yet" in err
+    assert is_untouched(empty)
 
 
 def test_the_first_write_creates_private_folders(

@@ -13,7 +13,6 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from chronomem import ChronoMem
@@ -57,7 +56,16 @@ def _db_path(args: argparse.Namespace) -> Target:
     """The memory file (or PostgreSQL DSN); a command that only reads (or changes an existing
     fact) must find a file there, and creates neither the file nor its folder."""
     path = resolve_db(args.db, os.environ, create=args.creates)
-    if not args.creates and isinstance(path, Path) and not path.exists():
+    if args.creates:
+        return path
+    if isinstance(path, str):  # a PostgreSQL DSN: asked without creating the memory
+        from chronomem._postgres_db import memory_exists, redacted
+
+        if not memory_exists(path):
+            raise NotFound(
+                f"{redacted(path)}: not found (no memory there yet; 'chronomem remember' makes one)"
+            )
+    elif not path.exists():
         raise NotFound(f"{path}: not found (no memory there yet; 'chronomem remember' makes one)")
     return path
 
