@@ -83,8 +83,8 @@ class Dialect(Protocol):
 
     def term_statistics(
         self, conn: Conn, owner: str, terms: Sequence[str]
-    ) -> tuple[dict[str, int], tuple[int, float]]:
-        """The owner's document frequency of each term, and (items, total length)."""
+    ) -> tuple[dict[str, int], dict[str, tuple[int, float]]]:
+        """The owner's document frequency of each term, and per kind (items, total length)."""
         ...
 
     def pool_any(

@@ -115,20 +115,20 @@ class PostgresDialect:
 
     def term_statistics(
         self, conn: Conn, owner: str, terms: Sequence[str]
-    ) -> tuple[dict[str, int], tuple[int, float]]:
-        """The shards of each term summed (a short index range per term)."""
-        dfs = {
-            term: int(df)
-            for term, df in conn.execute(
-                """SELECT term, sum(df) FROM chronomem_term_stats
-                   WHERE owner = ? AND term = ANY(?) GROUP BY term""",
-                (owner, list(terms)),
-            ).fetchall()
-        }
-        row = conn.execute(
-            "SELECT sum(items), sum(length) FROM chronomem_corpus WHERE owner = ?", (owner,)
-        ).fetchone()
-        return dfs, (int(row[0] or 0), float(row[1] or 0.0))
+    ) -> tuple[dict[str, int], dict[str, tuple[int, float]]]:
+        """The shards of each term and of each kind summed, in one statement (short index
+        ranges: a few shards per term)."""
+        rows = conn.execute(
+            """SELECT 'term', term, sum(df)::float8, 0::float8 FROM chronomem_term_stats
+               WHERE owner = ? AND term = ANY(?) GROUP BY term
+               UNION ALL
+               SELECT 'kind', kind, sum(items)::float8, sum(length) FROM chronomem_corpus
+               WHERE owner = ? GROUP BY kind""",
+            (owner, list(terms), owner),
+        ).fetchall()
+        dfs = {name: int(n) for what, name, n, _ in rows if what == "term"}
+        corpus = {name: (int(n), float(length)) for what, name, n, length in rows if what == "kind"}
+        return dfs, corpus
 
     def pool_any(
         self, conn: Conn, owner: str, terms: Sequence[str], where: str, params: Sequence[object]
@@ -163,16 +163,20 @@ class PostgresDialect:
         then the ``depth`` newest of their union (the newest overall are among them)."""
         if not terms:
             return []
+        # The newest rowids are chosen first, so only those ``depth`` rows are read whole.
         return conn.execute(
-            f"""SELECT {PoolColumns}
-                FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
-                WHERE chronomem_lex.rowid IN (
-                    SELECT hit.rowid FROM unnest(?::text[]) AS q(term) CROSS JOIN LATERAL (
+            f"""WITH newest AS MATERIALIZED (
+                    SELECT DISTINCT hit.rowid FROM unnest(?::text[]) AS q(term)
+                    CROSS JOIN LATERAL (
                         SELECT p.rowid FROM chronomem_postings p
                         JOIN chronomem_facts f ON f.rowid = p.rowid
                         WHERE p.owner = ? AND p.term = q.term AND {where}
-                        ORDER BY p.rowid DESC LIMIT ?) AS hit)
-                ORDER BY chronomem_lex.rowid DESC LIMIT ?""",
+                        ORDER BY p.rowid DESC LIMIT ?) AS hit
+                    ORDER BY hit.rowid DESC LIMIT ?)
+                SELECT {PoolColumns}
+                FROM newest JOIN chronomem_facts f ON f.rowid = newest.rowid
+                JOIN chronomem_lex ON chronomem_lex.rowid = newest.rowid
+                ORDER BY newest.rowid DESC""",
             (list(terms), owner, *params, depth, depth),
         ).fetchall()
 

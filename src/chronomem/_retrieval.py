@@ -29,7 +29,7 @@ from typing import Any
 from ._dialect import Conn, PoolColumns
 from ._entities import entity_key, query_keys
 from ._errors import InvalidFactError
-from ._lexical import LexicalParams, PoolRow, parse_query, score_pool
+from ._lexical import LexicalParams, LexicalQuery, PoolRow, parse_query, score_pool
 from ._tokens import terms as jaccard_terms
 from ._view import View
 
@@ -49,6 +49,7 @@ RARE_DF = 100
 COMMON_DEPTH = 100
 MAX_QUERY_WORDS = 12
 MAX_QUERY_ENTITIES = 12
+EXTENSIONS_SCANNED = 64
 PER_ENTITY = 60
 NEIGHBOURS = 8
 PER_NEIGHBOUR = 25
@@ -103,9 +104,36 @@ def _rows_of(conn: Conn, rowids: Sequence[int]) -> list[tuple[Any, ...]]:
     ).fetchall()
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """A query as the channels read it, with the owner's statistics its scoring needs (one
+    read of the counters per recall, shared by the lexical and entity channels)."""
+
+    text: str
+    q: LexicalQuery
+    terms: list[str]
+    dfs: dict[str, int]
+    corpus: dict[str, tuple[int, float]]
+
+    @classmethod
+    def read(cls, conn: Conn, owner: str, text: str) -> _Asked:
+        q = parse_query(conn, owner, text)
+        terms = list(q.terms[:MAX_QUERY_WORDS])
+        dfs, corpus = conn.dialect.term_statistics(conn, owner, terms)
+        return cls(text, q, terms, dfs, corpus)
+
+    def items(self, *kinds: str) -> int:
+        """How many items of ``kinds`` (all by default) the owner has indexed."""
+        return sum(n for kind, (n, _) in self.corpus.items() if not kinds or kind in kinds)
+
+    def lengths(self) -> tuple[int, float]:
+        """All items and their total weighted length, for BM25."""
+        return self.items(), sum(length for _, length in self.corpus.values())
+
+
 def _lexical(
     conn: Conn,
-    query: str,
+    asked: _Asked,
     view: View,
     params: LexicalParams,
     found: Sequence[int] = (),
@@ -124,11 +152,9 @@ def _lexical(
     on every engine. Both queries carry the view's filter, so the bound never hides a
     visible item behind an invisible one.
     """
-    q = parse_query(conn, view.owner, query)
-    terms = list(q.terms[:MAX_QUERY_WORDS])
+    terms, dfs = asked.terms, asked.dfs
     if not terms:
         return [], [], {}
-    dfs, corpus = conn.dialect.term_statistics(conn, view.owner, terms)
     rare = [t for t in terms if 0 < dfs.get(t, 0) <= RARE_DF]
     common = [t for t in terms if dfs.get(t, 0) > RARE_DF]
     where, where_params = view.sql()
@@ -140,10 +166,10 @@ def _lexical(
     rows += _rows_of(conn, [r for r in dict.fromkeys(found) if r not in seen])
     meta = {r[0]: (r[3], r[4]) for r in rows}
     pool = [PoolRow.of(r[0], _speaker_key(r[1]) if r[1] else None, r[2], *r[7:10]) for r in rows]
-    lexical = score_pool(q, pool, dfs, corpus, params)
+    lexical = score_pool(asked.q, pool, dfs, asked.lengths(), params)
     if not with_jaccard:
         return lexical[:CHANNEL_DEPTH], [], meta
-    qset = set(jaccard_terms(query))
+    qset = set(jaccard_terms(asked.text))
     overlap = []
     for r in rows:
         if r[5] == "fact":
@@ -173,9 +199,13 @@ def resolve(conn: Conn, owner: str, query: str) -> dict[int, float]:
     if not keys:
         return {}
     # [key, key + "!") holds the key itself and every key extending it by a word.
+    # The range is read in key order and cut at EXTENSIONS_SCANNED before the shortest are
+    # kept: a one-word key ("person") may open a range of a million entities, all of which
+    # "shortest first" would otherwise sort. The key itself, if known, comes first either way.
     sql, params = _each(
-        """SELECT ? AS i, id, key, length(key) AS n FROM chronomem_entities
-           WHERE owner = ? AND key >= ? AND key < ? ORDER BY length(key), key LIMIT 4""",
+        f"""SELECT ?, id, key, length(key) FROM (SELECT id, key FROM chronomem_entities
+            WHERE owner = ? AND key >= ? AND key < ? ORDER BY key LIMIT {EXTENSIONS_SCANNED})
+            AS r ORDER BY length(key), key LIMIT 4""",
         [(i, owner, key, key + "!") for i, (key, _) in enumerate(keys)],
     )
     matches: dict[int, list[tuple[int, str]]] = defaultdict(list)
@@ -245,7 +275,7 @@ def _neighbours(conn: Conn, named: Mapping[int, float]) -> dict[int, float]:
     return {e: hops[e] for e in best}
 
 
-def _specific(conn: Conn, owner: str, named: Mapping[int, float]) -> dict[int, float]:
+def _specific(conn: Conn, facts_indexed: int, named: Mapping[int, float]) -> dict[int, float]:
     """The named entities specific enough to count, their weight scaled by specificity.
 
     Specificity is an entity's IDF relative to a unique entity's: 1.0 for an entity on one
@@ -253,11 +283,7 @@ def _specific(conn: Conn, owner: str, named: Mapping[int, float]) -> dict[int, f
     """
     if not named:
         return {}
-    (n,) = conn.execute(
-        "SELECT coalesce(sum(items), 0) FROM chronomem_corpus WHERE owner = ? AND kind = 'fact'",
-        (owner,),
-    ).fetchone()
-    n = max(int(n), 2)
+    n = max(facts_indexed, 2)
     unique = math.log(1.0 + (n - 0.5) / 1.5)
     # Counting stops where specificity has surely fallen below the floor (about sqrt(n)
     # facts), so a hub entity costs no more than a rare one.
@@ -283,16 +309,18 @@ def channel_ranks(
     weights: Mapping[str, float] = DEFAULT_WEIGHTS,
 ) -> tuple[dict[str, Ranking], Meta]:
     """Each channel's ranked rowids, and (trust, confidence) of every candidate."""
+    asked = _Asked.read(conn, view.owner, query)
     if "fact" not in view.kinds:
-        bm25, _, meta = _lexical(conn, query, view, params)
+        bm25, _, meta = _lexical(conn, asked, view, params)
         return {"bm25": bm25}, meta
     meta = {}
-    named = _specific(conn, view.owner, resolve(conn, view.owner, query))
+    facts = asked.items("fact")
+    named = _specific(conn, facts, resolve(conn, view.owner, query))
     entity = _by_entities(conn, named, view, PER_ENTITY, meta)
     # Facts naming a query entity are the entity channel's; graph ranks only the hop beyond.
     direct = {rowid for rowid, _ in entity}
     # A hop to a hub (a name on half the facts) reaches everything, so it says nothing.
-    beyond = _specific(conn, view.owner, _neighbours(conn, named))
+    beyond = _specific(conn, facts, _neighbours(conn, named))
     if beyond:
         # Only the strongest hops: a weaker one (the city Alice lives in) drags in facts about
         # everyone else there, and RRF would rank them next to the real hop.
@@ -300,7 +328,7 @@ def channel_ranks(
         beyond = {e: w for e, w in beyond.items() if w >= STRONGEST_HOPS * top}
     hops = _by_entities(conn, beyond, view, PER_NEIGHBOUR, meta)
     bm25, jaccard, lexical_meta = _lexical(
-        conn, query, view, params, [*direct, *meta], with_jaccard=weights["jaccard"] > 0
+        conn, asked, view, params, [*direct, *meta], with_jaccard=weights["jaccard"] > 0
     )
     meta.update(lexical_meta)
     # A hop is evidence only for a fact that also speaks to the question's other words: the

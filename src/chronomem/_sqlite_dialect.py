@@ -87,7 +87,7 @@ class SQLiteDialect:
 
     def term_statistics(
         self, conn: Conn, owner: str, terms: Sequence[str]
-    ) -> tuple[dict[str, int], tuple[int, float]]:
+    ) -> tuple[dict[str, int], dict[str, tuple[int, float]]]:
         """Indexed lookups of the owner's counters; no scan."""
         marks = ",".join("?" * len(terms))
         dfs = dict(
@@ -96,10 +96,10 @@ class SQLiteDialect:
                 (owner, *terms),
             ).fetchall()
         )
-        row = conn.execute(
-            "SELECT sum(items), sum(length) FROM chronomem_corpus WHERE owner = ?", (owner,)
-        ).fetchone()
-        return dfs, (int(row[0] or 0), float(row[1] or 0.0))
+        corpus = conn.execute(
+            "SELECT kind, items, length FROM chronomem_corpus WHERE owner = ?", (owner,)
+        ).fetchall()
+        return dfs, {kind: (int(items), float(length)) for kind, items, length in corpus}
 
     def pool_any(
         self, conn: Conn, owner: str, terms: Sequence[str], where: str, params: Sequence[object]
