@@ -89,13 +89,17 @@ def _open_ms(browser: webdriver.Chrome, url: str) -> float:
     """One full load of ``url``: navigation start to the page's ``ready`` mark."""
     browser.get("about:blank")
     browser.get(url)
-    ms = browser.execute_async_script(
-        "const done = arguments[0];"
-        "const check = () => { const m = performance.getEntriesByName('ready');"
-        " if (m.length) done(m[m.length - 1].startTime); else setTimeout(check, 5); };"
-        "check();"
-    )
-    return float(ms)
+    deadline = time.monotonic() + 900
+    while time.monotonic() < deadline:
+        # Short calls in a loop: one long-waiting script would outlast the driver's timeout.
+        ms = browser.execute_script(
+            "const m = performance.getEntriesByName('ready');"
+            "return m.length ? m[m.length - 1].startTime : null;"
+        )
+        if ms is not None:
+            return float(ms)
+        time.sleep(0.005)
+    raise TimeoutError(f"{url} did not draw its data in 900 s")
 
 
 def busiest_entity(db: Path) -> str:
@@ -109,6 +113,14 @@ def busiest_entity(db: Path) -> str:
     return str(name)
 
 
+NOTES = {
+    "contradictions": "`ChronoMem.contradictions()` itself takes this long on this file: its "
+    "query reads every fact-entity link, as `chronomem_fact_entities` has no index by fact. "
+    "The inspector runs it on a memory of its own, one scan at a time shared by whoever asked "
+    "meanwhile, so the other pages stay fast while it runs.",
+}
+"""Why a page missed its goal, printed under the table when it did."""
+
 SLOW_MS = 5000.0
 """A page slower than this on its warm-up load is measured once more, not five times."""
 
@@ -121,7 +133,6 @@ def measure(db: Path) -> list[tuple[str, float, float, float, int]]:
              f"timeline?entity={busy}&limit=200")  # fmt: skip
     rows = []
     with serve_in_thread(db, OWNER) as base, open_browser() as browser:
-        browser.set_script_timeout(900)
         for title, fragment, api in [*PAGES, heavy]:
             warm = _open_ms(browser, f"{base}/{fragment}")  # warms the page cache; dropped
             runs = 1 if warm > SLOW_MS else RUNS
@@ -149,6 +160,10 @@ def report(rows: list[tuple[str, float, float, float, int]], facts: int, acta: i
         met = "met" if worst < GOAL_MS else "**missed**"
         once = f" ({runs} run)" if runs == 1 else ""
         lines.append(f"| {title}{once} | {median:.0f} | {worst:.0f} | {api:.1f} | {met} |")
+    missed = [t for t, _, worst, _, _ in rows if worst >= GOAL_MS]
+    notes = [f"- {t}: {NOTES[t]}" for t in missed if t in NOTES]
+    if notes:
+        lines += ["", "Misses:", "", *notes]
     return "\n".join(lines) + "\n"
 
 
