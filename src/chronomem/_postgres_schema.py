@@ -109,8 +109,14 @@ CREATE TABLE chronomem_entity_links (
 CREATE INDEX chronomem_entity_links_strongest ON chronomem_entity_links(src, weight DESC)
 """
 
+# Version 2: the entities of a fact by the fact, so contradictions() starts from the few
+# active facts that make a claim instead of reading every fact-entity link.
+_V2 = """
+CREATE INDEX chronomem_fact_entities_by_fact ON chronomem_fact_entities(fact_rowid)
+"""
+
 # Index i holds the statements that take the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1,)
+_MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 

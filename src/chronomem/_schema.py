@@ -145,8 +145,19 @@ def _v3(conn: SQLiteConnection) -> None:
     reparse_claims(conn)  # after the rekey: a claim names its subject by entity key
 
 
+# Version 4: the entities of a fact by the fact, so contradictions() starts from the few
+# active facts that make a claim instead of reading every fact-entity link (96 s at 1M facts).
+_V4 = """
+CREATE INDEX chronomem_fact_entities_by_fact ON chronomem_fact_entities(fact_rowid)
+"""
+
 # Index i holds the step that takes the schema from version i to i + 1.
-_MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (_script(_V1), _v2, _v3)
+_MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
+    _script(_V1),
+    _v2,
+    _v3,
+    _script(_V4),
+)
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 
