@@ -1,14 +1,16 @@
-"""``chronomem ui``: a local, read-only web inspector of one memory file.
+"""``chronomem ui``: a local, read-only web inspector of one memory.
 
-Four pages over the same file the agents write: **Sessions** (chronica, drawn as a
-conversation with one lane per actor, following new acta live), **Memory** (``recall``
-explained: kind, score, per-channel ranks, tokens, what a budget packs, ``as_of`` and
-``known_at``), **Timeline** (an entity's facts as validity bars) and **Contradictions**.
+Four pages over the same database the agents write, a SQLite file or a PostgreSQL DSN:
+**Sessions** (chronica, drawn as a conversation with one lane per actor, following new acta
+live), **Memory** (``recall`` explained: kind, score, per-channel ranks, tokens, what a budget
+packs, ``as_of`` and ``known_at``), **Timeline** (an entity's facts as validity bars) and
+**Contradictions**.
 
 It imports the core and nothing in the core imports it. Loopback by default; any other
 address follows the MCP HTTP transport's rules (see :mod:`chronomem.ui._guard`).
 
     chronomem ui --db ~/.chronomem/memory.db            # http://127.0.0.1:8766/
+    chronomem ui --db postgresql://me@db.lan/agents      # the same pages on PostgreSQL
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+
+from chronomem import ChronoMemError
 
 from ._app import Sources, build_app
 from ._config import UiConfig, UiConfigError, add_ui_arguments, config_from_args
@@ -32,24 +36,37 @@ def _url(config: UiConfig) -> str:
     return f"http://{host}:{config.port}/{suffix}"
 
 
-def serve(config: UiConfig) -> None:
-    """Serve the inspector until interrupted."""
+def serve(config: UiConfig, *, prog: str = "chronomem ui") -> int:
+    """Serve the inspector until interrupted; 1 if the database cannot be opened."""
     import uvicorn
 
+    try:
+        # Opened here, not in the app's lifespan: a server that is down or a DSN that is
+        # wrong is one readable line, not a startup traceback.
+        sources = Sources.open(config.db, config.owner)
+    except ChronoMemError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 1
     print(
-        f"chronomem ui: {_url(config)} (read-only; db {config.db}; owner {config.owner})",
+        f"chronomem ui: {_url(config)} (read-only; db {sources.db}; owner {config.owner})",
         file=sys.stderr,
         flush=True,
     )
-    uvicorn.run(
-        build_app(config),
-        host=config.host,
-        port=config.port,
-        log_level="warning",
-        # The Guard checks Host itself; uvicorn must not rewrite it from proxy headers.
-        proxy_headers=False,
-        server_header=False,
-    )
+    if sources.note:
+        print(f"chronomem ui: {sources.note}", file=sys.stderr, flush=True)
+    try:
+        uvicorn.run(
+            build_app(config, sources=sources),
+            host=config.host,
+            port=config.port,
+            log_level="warning",
+            # The Guard checks Host itself; uvicorn must not rewrite it from proxy headers.
+            proxy_headers=False,
+            server_header=False,
+        )
+    finally:
+        sources.close()
+    return 0
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "chronomem ui") -> int:
@@ -58,7 +75,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "chronomem ui") -> in
         prog=prog,
         description="Serve a local, read-only web inspector of sessions, memory, timelines "
         "and contradictions.",
-        epilog="example:\n  chronomem ui --db ~/.chronomem/memory.db --http 127.0.0.1:8766",
+        epilog="example:\n  chronomem ui --db ~/.chronomem/memory.db --http 127.0.0.1:8766\n"
+        "  chronomem ui --db postgresql://me@db.lan/agents",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_ui_arguments(parser)
@@ -68,5 +86,4 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "chronomem ui") -> in
     except UiConfigError as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
-    serve(config)
-    return 0
+    return serve(config, prog=prog)

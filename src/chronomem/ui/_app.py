@@ -1,17 +1,15 @@
 """The inspector's routes: one HTML page, its static files, and read-only JSON endpoints.
 
 Endpoints are plain functions, which Starlette runs in worker threads: every library call
-blocks on SQLite, and the event loop must stay free for the next poll of a live session.
+blocks on the database, and the event loop must stay free for the next poll of a live session.
 Every endpoint answers a page, never a whole table, so a 100,000-acta session or a
 1,000,000-fact memory costs what one screen costs.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,13 +21,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from chronica import ActorKind, ActumKind
-from chronomem import ChronoMem, ChronoMemError, Contradiction
+from chronomem import ChronoMemError, DatabaseError
 from chronomem._isotime import parse_time
 
 from ._config import UiConfig
 from ._guard import Guard
-from ._sessions import SessionReader, Window
-from ._views import SharedCall, contradictions_view, recall_view, timeline_view
+from ._sessions import Window
+from ._sources import Sources
+from ._views import contradictions_view, recall_view, timeline_view
 
 __all__ = ["STATIC", "Sources", "build_app"]
 
@@ -37,38 +36,6 @@ STATIC = Path(__file__).parent / "static"
 _PAGE = 200
 """Items per page: a screenful or a few, never the whole table."""
 _MAX_PAGE = 1000
-
-
-@dataclass(frozen=True)
-class Sources:
-    """What the inspector reads: one owner's memory and session record on one file.
-
-    The conflicts get a memory of their own: a ``ChronoMem`` answers one call at a time, and
-    a scan for contradictions on a large memory must not hold up every other page.
-    """
-
-    owner: str
-    memory: ChronoMem
-    sessions: SessionReader
-    scanner: ChronoMem
-    conflicts: SharedCall[list[Contradiction]]
-
-    @classmethod
-    def open(cls, db: Path, owner: str) -> Sources:
-        """Open the readers on ``db``, as the MCP server opens its state."""
-        with contextlib.ExitStack() as opened:
-            memory = opened.enter_context(ChronoMem(db, owner=owner))
-            scanner = opened.enter_context(ChronoMem(db, owner=owner))
-            sessions = SessionReader(db)
-            opened.pop_all()  # all opened: the sources own them now
-        return cls(owner, memory, sessions, scanner, SharedCall(scanner.contradictions))
-
-    def close(self) -> None:
-        """Release the file (every handle, even if one fails to close)."""
-        with contextlib.ExitStack() as stack:
-            stack.callback(self.memory.close)
-            stack.callback(self.scanner.close)
-            stack.callback(self.sessions.close)
 
 
 class BadRequest(Exception):
@@ -121,11 +88,14 @@ Endpoint = Callable[[Request, Sources], dict[str, Any]]
 
 
 def _json(endpoint: Endpoint) -> Callable[[Request], Response]:
-    """Wrap a view: sources from the app, bad input as 400, a missing session as 404."""
+    """Wrap a view: sources from the app, bad input as 400, a missing session as 404, a
+    database that cannot be read (a PostgreSQL server gone) as 503."""
 
     def handle(request: Request) -> Response:
         try:
             return JSONResponse(endpoint(request, request.app.state.sources))
+        except DatabaseError as e:
+            return JSONResponse({"error": str(e)}, status_code=503)
         except (BadRequest, ChronoMemError) as e:
             return JSONResponse({"error": str(e)}, status_code=400)
         except LookupError as e:
@@ -136,8 +106,9 @@ def _json(endpoint: Endpoint) -> Callable[[Request], Response]:
 
 
 def info(request: Request, src: Sources) -> dict[str, Any]:
-    """Whose memory and which file, for the header."""
-    return {"owner": src.owner, "db": src.memory.path}
+    """Whose memory and which database, for the header (and why the memory pages are empty,
+    when the database holds no memory yet)."""
+    return {"owner": src.owner, "db": src.db, "note": src.note}
 
 
 def sessions(request: Request, src: Sources) -> dict[str, Any]:

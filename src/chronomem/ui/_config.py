@@ -1,10 +1,11 @@
-"""How ``chronomem ui`` is configured: the file, the owner, the address, the token.
+"""How ``chronomem ui`` is configured: the database, the owner, the address, the token.
 
 The rules for who may connect are the MCP server's (:mod:`chronomem.server._config`), reused
 rather than restated: loopback needs nothing, any other address needs ``CHRONOMEM_TOKEN`` and
 a token strong enough not to be guessed, and the Host header is checked either way
 (DNS-rebinding protection). Only the database rule differs: the inspector reads, so it never
-creates a file or a folder.
+creates a file or a folder; a PostgreSQL DSN is taken as given (nothing is created there
+either: see :mod:`chronomem.ui._sources`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ class UiConfigError(ServerConfigError):
 class UiConfig:
     """Everything the inspector needs to start; built from flags and environment."""
 
-    db: Path
+    db: Path | str
+    """A SQLite file, or a ``postgresql://`` DSN."""
     owner: str
     host: str = "127.0.0.1"
     port: int = DEFAULT_UI_PORT
@@ -61,7 +63,10 @@ class UiConfig:
 
 def add_ui_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the flags of ``chronomem ui`` to ``parser``."""
-    parser.add_argument("--db", help=f"SQLite file (env CHRONOMEM_DB, default {DEFAULT_DB})")
+    parser.add_argument(
+        "--db",
+        help=f"SQLite file or postgresql:// DSN (env CHRONOMEM_DB, default {DEFAULT_DB})",
+    )
     parser.add_argument(
         "--owner", help=f"whose memory (env CHRONOMEM_OWNER, default {DEFAULT_OWNER!r})"
     )
@@ -100,11 +105,7 @@ def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> Ui
         except ServerConfigError as e:
             raise UiConfigError(str(e)) from None
     db = resolve_db(args.db, environ)
-    if not isinstance(db, Path):
-        # The session pages read chronica's SQLite tables page by page; a PostgreSQL reader
-        # of the same pages is not written yet.
-        raise UiConfigError("the inspector reads a SQLite file; a PostgreSQL DSN is not supported")
-    if not os.path.exists(db):
+    if isinstance(db, Path) and not os.path.exists(db):
         raise UiConfigError(f"{db}: not found (the inspector reads an existing memory)")
     return UiConfig(
         db=db,

@@ -50,7 +50,7 @@ def item_json(item: Any) -> dict[str, Any]:
 
 
 def recall_view(
-    memory: ChronoMem,
+    memory: ChronoMem | None,
     query: str,
     *,
     limit: int,
@@ -65,6 +65,7 @@ def recall_view(
     Two recalls: one without a budget for the ranking a person wants to see, one with it for
     what an agent would actually get. First-fit packing may take an item from beyond the
     shown ranking (a small one after several that did not fit); it is listed after them.
+    Without a memory (``None``: the database holds none yet) nothing is recalled.
     """
     options: dict[str, Any] = {
         "as_of": as_of,
@@ -72,10 +73,10 @@ def recall_view(
         "kinds": kinds or None,
         "active_only": not include_superseded,
     }
-    ranked = memory.recall(query, limit=limit, **options)
+    ranked = memory.recall(query, limit=limit, **options) if memory is not None else []
     packed_ids: list[str] = []
     extra: list[Any] = []
-    if budget is not None:
+    if budget is not None and memory is not None:
         packed = memory.recall(query, token_budget=budget, **options)
         packed_ids = [p.id for p in packed]
         shown = {r.id for r in ranked}
@@ -97,9 +98,11 @@ def recall_view(
     }
 
 
-def timeline_view(memory: ChronoMem, entity: str, *, offset: int, limit: int) -> dict[str, Any]:
+def timeline_view(
+    memory: ChronoMem | None, entity: str, *, offset: int, limit: int
+) -> dict[str, Any]:
     """A page of every fact about ``entity``, oldest first, with lineage for the drawing."""
-    facts = memory.timeline(entity)
+    facts = memory.timeline(entity) if memory is not None else []
     page = facts[offset : offset + limit]
     return {
         "entity": entity,
@@ -110,9 +113,11 @@ def timeline_view(memory: ChronoMem, entity: str, *, offset: int, limit: int) ->
 
 
 def contradictions_view(
-    memory: ChronoMem, groups: Sequence[Contradiction], *, offset: int, limit: int
+    memory: ChronoMem | None, groups: Sequence[Contradiction], *, offset: int, limit: int
 ) -> dict[str, Any]:
     """A page of the open conflicts, each with its facts in full for a side-by-side view."""
+    if memory is None:
+        return {"total": 0, "offset": offset, "groups": []}
     out = []
     for group in groups[offset : offset + limit]:
         facts = []

@@ -72,9 +72,9 @@ def open_browser(width: int = 1280, height: int = 900) -> Iterator[webdriver.Chr
 
 @contextmanager
 def serve_in_thread(
-    db: Path, owner: str, *, token: str | None = None, host: str = "127.0.0.1"
+    db: Path | str, owner: str, *, token: str | None = None, host: str = "127.0.0.1"
 ) -> Iterator[str]:
-    """Serve the inspector over ``db`` on a free port; yields its base URL."""
+    """Serve the inspector over ``db`` (a file or a DSN) on a free port; yields its base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, 0))

@@ -1,4 +1,5 @@
-"""A small memory file with every thing the inspector draws, for its tests and screenshots.
+"""A small memory with every thing the inspector draws, for its tests and screenshots, on a
+SQLite file or a PostgreSQL database (chronica's and chronomem's default schemas there).
 
 One shared session (a human, three agents, the system; messages, thoughts, tool calls), an
 older one, a session and facts holding hostile text, a supersede chain with a forgotten fact,
@@ -12,10 +13,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from chronica import ActorKind, Actum, ActumKind, Chronicarius
+from chronica.stores.postgres import PostgresStore
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
 
-__all__ = ["HOSTILE", "OWNER", "SESSION", "fill"]
+__all__ = ["HOSTILE", "OWNER", "SESSION", "Db", "fill", "session_store"]
+
+Db = Path | str
+"""Where the inspector reads: a SQLite file, or a ``postgresql://`` URL."""
 
 OWNER = "ardian"
 SESSION = "dinner-friday"
@@ -54,10 +59,15 @@ def _actum(session: str, kind: ActumKind, actor_kind: ActorKind, actor: str, con
                  content=content, metadata=metadata or {})  # fmt: skip
 
 
-def fill(db: Path, *, hostile: bool = True) -> None:
-    """Write the sample sessions and memory to ``db`` (a new file); ``hostile=False`` leaves
-    out the hostile session and facts (for screenshots)."""
-    with SQLiteStore(db) as store:
+def session_store(db: Db) -> SQLiteStore | PostgresStore:
+    """chronica's store on ``db``, as ``chronomem``'s command line opens it."""
+    return SQLiteStore(db) if isinstance(db, Path) else PostgresStore(db, max_size=2)
+
+
+def fill(db: Db, *, hostile: bool = True) -> None:
+    """Write the sample sessions and memory to ``db`` (a new file or an empty database);
+    ``hostile=False`` leaves out the hostile session and facts (for screenshots)."""
+    with session_store(db) as store:
         c = Chronicarius(store)
         c.record_actum(OWNER, _actum("trip-bali", _T.MESSAGE, _A.HUMAN, "ardian",
                                      "Plan a weekend in Ubud in March."))  # fmt: skip
@@ -73,7 +83,7 @@ def fill(db: Path, *, hostile: bool = True) -> None:
         _memory(db, c, hostile=hostile)
 
 
-def _memory(db: Path, c: Chronicarius, *, hostile: bool) -> None:
+def _memory(db: Db, c: Chronicarius, *, hostile: bool) -> None:
     jan, mar = datetime(2026, 1, 1, tzinfo=timezone.utc), datetime(2026, 3, 1, tzinfo=timezone.utc)
     with ChronoMem(db, owner=OWNER) as mem:
         home = mem.remember("Ardian lives in Kemang", category="home", valid_from=jan)

@@ -1,5 +1,6 @@
 """The inspector's HTTP surface without a browser: pages match ``get_acta``, cursors walk a
-session exactly once, nothing writes, and the MCP transport's rules guard the door."""
+session exactly once, nothing writes, and the MCP transport's rules guard the door; on a
+SQLite file and on PostgreSQL alike."""
 
 from __future__ import annotations
 
@@ -7,30 +8,29 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
 from chronica import ActorKind, Actum, ActumKind, Chronicarius
-from chronica.stores.sqlite import SQLiteStore
 from chronomem.ui import Sources, UiConfig, build_app
 from chronomem.ui._sessions import PREVIEW_CHARS
 from chronomem.ui._views import SharedCall
+from tests.chronomem.backends import Databases
 
-from .sample import OWNER, SESSION
+from .sample import OWNER, SESSION, Db, session_store
 
 TOKEN = "Zq8-rT3vYp0LmN4xWb7Kc2Jd9Hs6Fg1Qa5Ue"
 
 
-def _client(db: Path, *, token: str | None = None, host: str = "127.0.0.1") -> TestClient:
+def _client(db: Db, *, token: str | None = None, host: str = "127.0.0.1") -> TestClient:
     config = UiConfig(db=db, owner=OWNER, host=host, port=8766, token=token)
     return TestClient(build_app(config), base_url="http://127.0.0.1:8766")
 
 
 @pytest.fixture(scope="module")
-def client(sample_db: Path) -> Iterator[TestClient]:
+def client(sample_db: Db) -> Iterator[TestClient]:
     with _client(sample_db) as c:
         yield c
 
@@ -59,12 +59,12 @@ def test_sessions_newest_first_and_only_the_owners(client: TestClient) -> None:
     ],
 )
 def test_a_page_is_exactly_the_window_get_acta_gives(
-    client: TestClient, sample_db: Path, kinds: tuple[str, ...], actor_kinds: tuple[str, ...],
+    client: TestClient, sample_db: Db, kinds: tuple[str, ...], actor_kinds: tuple[str, ...],
     last_n: int,
 ) -> None:  # fmt: skip
     page = _get(client, "/api/acta", session=SESSION, kinds=",".join(kinds),
                 actor_kinds=",".join(actor_kinds), last_n=last_n)  # fmt: skip
-    with SQLiteStore(sample_db) as store:
+    with session_store(sample_db) as store:
         window = Chronicarius(store).get_acta(
             OWNER, SESSION, last_n=last_n, actum_kinds=kinds, actor_kinds=actor_kinds
         )
@@ -81,9 +81,9 @@ def _message(session: str, i: int) -> Actum:
                  content=f"turn {i}")  # fmt: skip
 
 
-def test_cursors_walk_a_long_session_once_in_order(tmp_path: Path) -> None:
-    db = tmp_path / "long.db"
-    with SQLiteStore(db) as store:
+def test_cursors_walk_a_long_session_once_in_order(databases: Databases) -> None:
+    db = databases.new("long")
+    with session_store(db) as store:
         c = Chronicarius(store)
         c.record_acta(OWNER, [_message("long", i) for i in range(1, 1001)])
         expected = [a.id for a in c.get_acta(OWNER, "long", actum_kinds=["message"])]
@@ -106,10 +106,10 @@ def test_cursors_walk_a_long_session_once_in_order(tmp_path: Path) -> None:
         assert forward == expected
 
 
-def test_long_content_is_previewed_and_whole_on_request(tmp_path: Path) -> None:
-    db = tmp_path / "long.db"
+def test_long_content_is_previewed_and_whole_on_request(databases: Databases) -> None:
+    db = databases.new("long")
     text = "x" * (PREVIEW_CHARS * 3)
-    with SQLiteStore(db) as store:
+    with session_store(db) as store:
         stored = Chronicarius(store).record_actum(OWNER, Actum(
             chronicum_id="s", kind=ActumKind.MESSAGE, actor_kind=ActorKind.HUMAN, actor="me",
             content=text))  # fmt: skip
@@ -206,7 +206,7 @@ def test_dns_rebinding_and_foreign_origins_are_refused(client: TestClient) -> No
     assert client.get("/api/info", headers={"Origin": "http://127.0.0.1:8766"}).status_code == 200
 
 
-def test_a_token_is_traded_once_for_a_cookie(sample_db: Path) -> None:
+def test_a_token_is_traded_once_for_a_cookie(sample_db: Db) -> None:
     with _client(sample_db, token=TOKEN) as client:
         assert client.get("/api/info").status_code == 401
         assert client.get("/", params={"token": "wrong" * 8}).status_code == 401
@@ -220,9 +220,10 @@ def test_a_token_is_traded_once_for_a_cookie(sample_db: Path) -> None:
         assert client.get("/api/info", headers=bearer).status_code == 200
 
 
-def test_sources_close_what_they_opened(sample_db: Path) -> None:
+def test_sources_close_what_they_opened(sample_db: Db) -> None:
     sources = Sources.open(sample_db, OWNER)
     sources.close()
+    assert sources.memory is not None
     with pytest.raises(Exception, match="closed"):
         sources.memory.stats()
 

@@ -1,10 +1,10 @@
 """Every page in a real headless Chromium: it shows what the test database holds, the filters
-and the time-travel controls change it, hostile text stays text, and a live session grows."""
+and the time-travel controls change it, hostile text stays text, and a live session grows; on a
+SQLite file and on PostgreSQL alike."""
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 from selenium import webdriver
@@ -12,10 +12,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.wait import WebDriverWait
 
 from chronica import ActorKind, Actum, ActumKind, Chronicarius
-from chronica.stores.sqlite import SQLiteStore
 
 from .browser import wait_ready
-from .sample import HOSTILE, OWNER, SESSION
+from .sample import HOSTILE, OWNER, SESSION, Db, session_store
 
 
 def _texts(browser: webdriver.Chrome, css: str) -> list[str]:
@@ -69,7 +68,7 @@ def test_a_session_is_a_conversation_with_a_lane_per_actor(
     assert thought.get_attribute("open") is None
     tool = browser.find_element(By.CSS_SELECTOR, ".actum.tool_request")
     assert "search_restaurants" in tool.text
-    tool.find_element(By.TAG_NAME, "summary").click()
+    _click(browser, ".actum.tool_request summary")  # the first one, maybe under the header
     assert tool.get_attribute("open") is not None
     assert '"call_id": "c1"' in tool.text
     # Each actum sits in its actor's lane.
@@ -78,7 +77,7 @@ def test_a_session_is_a_conversation_with_a_lane_per_actor(
 
 
 def test_filters_show_exactly_the_window_an_agent_got(
-    browser: webdriver.Chrome, base_url: str, sample_db: Path
+    browser: webdriver.Chrome, base_url: str, sample_db: Db
 ) -> None:
     wait_ready(browser, f"{base_url}/#/session?id={SESSION}")
     _click(browser, '#filters input[value="message"]')
@@ -86,7 +85,7 @@ def test_filters_show_exactly_the_window_an_agent_got(
     browser.find_element(By.CSS_SELECTOR, '#filters input[name="last_n"]').send_keys("2")
     _submit(browser, "filters")
     shown = _texts(browser, "#acta .actum .content")
-    with SQLiteStore(sample_db) as store:
+    with session_store(sample_db) as store:
         window = Chronicarius(store).get_acta(
             OWNER, SESSION, last_n=2, actum_kinds=["message"], actor_kinds=["agent"]
         )
@@ -96,9 +95,9 @@ def test_filters_show_exactly_the_window_an_agent_got(
 
 
 def test_a_live_session_shows_a_new_actum_within_a_second(
-    browser: webdriver.Chrome, base_url: str, sample_db: Path
+    browser: webdriver.Chrome, base_url: str, sample_db: Db
 ) -> None:
-    with SQLiteStore(sample_db) as store:
+    with session_store(sample_db) as store:
         c = Chronicarius(store)
         first = Actum(chronicum_id="live", kind=ActumKind.MESSAGE, actor_kind=ActorKind.HUMAN,
                       actor="ardian", content="anyone there?")  # fmt: skip

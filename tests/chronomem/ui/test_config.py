@@ -72,3 +72,10 @@ def test_help_names_the_command_with_an_example(capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert "read-only web inspector" in out
     assert "example:" in out
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_a_postgresql_dsn_is_taken_as_given(how: str) -> None:
+    dsn = "postgresql://me@db.lan/agents"
+    argv, environ = (["--db", dsn], {}) if how == "flag" else ([], {"CHRONOMEM_DB": dsn})
+    assert _config(argv, environ).db == dsn

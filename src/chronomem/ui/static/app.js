@@ -39,8 +39,9 @@ async function show() {
 async function whoami() {
   try {
     const me = await api("info");
-    document.getElementById("whoami").replaceChildren(
-      h("span", {}, `owner ${me.owner} · ${me.db} · read-only`));
+    const text = `owner ${me.owner} · ${me.db} · read-only${me.note ? ` · ${me.note}` : ""}`;
+    // A long DSN is cut to the header's width; the whole of it shows on hover.
+    document.getElementById("whoami").replaceChildren(h("span", { title: text }, text));
   } catch (e) {
     document.getElementById("whoami").textContent = String(e.message || e);
   }
