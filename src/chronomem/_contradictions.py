@@ -82,15 +82,15 @@ def conflicting_ids(
     if claim is None or not entity_ids:
         return ()
     attr, value = claim
-    marks = ",".join("?" * len(entity_ids))
+    among, entity_params = conn.dialect.in_list("fe.entity_id", entity_ids)
     rows = conn.execute(
         f"""SELECT DISTINCT f.rowid, f.id, f.value FROM chronomem_facts f
             JOIN chronomem_fact_entities fe ON fe.fact_rowid = f.rowid
             WHERE f.owner = ? AND f.attr = ? AND f.invalidated_at IS NULL
               AND f.category {conn.dialect.null_safe_equal} ?
-              AND f.value != ? AND fe.entity_id IN ({marks})
+              AND f.value != ? AND {among}
             ORDER BY f.rowid""",
-        (owner, attr, category, value, *entity_ids),
+        (owner, attr, category, value, *entity_params),
     ).fetchall()
     return tuple(fid for _, fid, other in rows if values_conflict(attr, value, other))
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
-__all__ = ["Conn", "Cursor", "Dialect", "PoolColumns"]
+__all__ = ["Conn", "Cursor", "Dialect", "PoolColumns", "first_of_each"]
 
 
 class Cursor(Protocol):
@@ -48,6 +48,17 @@ class Conn(Protocol):
 PoolColumns = """f.rowid, f.speaker, f.valid_from, f.trust, f.confidence, f.kind, f.terms,
     chronomem_lex.body, chronomem_lex.ctx1, chronomem_lex.ctx2"""
 """What the lexical pool reads of a candidate: its facts row and its three stored columns."""
+
+
+def first_of_each(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """``rows`` with each rowid (the first column) kept once, at its first place."""
+    seen: set[object] = set()
+    kept = []
+    for row in rows:
+        if row[0] not in seen:
+            seen.add(row[0])
+            kept.append(row)
+    return kept
 
 
 class Dialect(Protocol):
@@ -81,26 +92,29 @@ class Dialect(Protocol):
         """Store an item's three columns of terms, its postings and the owner's statistics."""
         ...
 
-    def term_statistics(
-        self, conn: Conn, owner: str, terms: Sequence[str]
-    ) -> tuple[dict[str, int], dict[str, tuple[int, float]]]:
-        """The owner's document frequency of each term, and per kind (items, total length)."""
+    def query_statistics(
+        self, conn: Conn, owner: str, speakers: Sequence[str], terms: Sequence[str]
+    ) -> tuple[frozenset[str], dict[str, int], dict[str, tuple[int, float]]]:
+        """What a recall reads of the owner's counters before it looks for candidates: which
+        of ``speakers`` are speakers of the owner's episodes, the document frequency of each
+        of ``terms``, and per kind (items, total length)."""
         ...
 
-    def pool_any(
-        self, conn: Conn, owner: str, terms: Sequence[str], where: str, params: Sequence[object]
-    ) -> list[tuple[Any, ...]]:
-        """:data:`PoolColumns` of every item holding any of ``terms`` that passes ``where``."""
+    def in_list(self, column: str, values: Sequence[object]) -> tuple[str, list[object]]:
+        """``column`` is one of ``values``, as a fragment and its parameters."""
         ...
 
-    def pool_newest(
+    def pool(
         self,
         conn: Conn,
         owner: str,
-        terms: Sequence[str],
-        where: str,
-        params: Sequence[object],
+        words: tuple[Sequence[str], Sequence[str]],
+        found: Sequence[int],
+        view: tuple[str, Sequence[object]],
         depth: int,
     ) -> list[tuple[Any, ...]]:
-        """:data:`PoolColumns` of the ``depth`` newest such items, newest first."""
+        """The lexical pool, as :data:`PoolColumns` rows, each item once: every item
+        holding a rare word (``words[0]``), the ``depth`` newest holding a common one
+        (``words[1]``), both through the ``view`` filter (a WHERE fragment over ``f`` and its
+        parameters), and the items the other channels ``found`` (already filtered)."""
         ...

@@ -22,13 +22,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._dialect import Conn
 from ._entities import entity_key
 from ._lexicon import TIME_TERMS, query_terms, stem
 from ._lexindex import FIELD_WEIGHTS
 from ._timespan import DAY_US, question_span
 
-__all__ = ["LexicalParams", "LexicalQuery", "PoolRow", "parse_query", "score_pool"]
+__all__ = ["LexicalParams", "LexicalQuery", "PoolRow", "parse_query", "score_pool", "speaker_keys"]
 
 _TIME = re.compile(" (?:" + "|".join(map(re.escape, sorted(TIME_TERMS))) + ") ")
 _WHEN_OPENERS = ("when ", "how long ", "what time ", "what year ", "what date ", "what month ")
@@ -92,20 +91,16 @@ def _ngrams(words: Sequence[str], longest: int = 3) -> list[str]:
     ]
 
 
-def parse_query(conn: Conn, owner: str, text: str) -> LexicalQuery:
-    """Split a query into terms, named speakers and its time cues (one indexed lookup)."""
+def speaker_keys(text: str) -> list[str]:
+    """The keys a query could name a speaker by: its words' entity keys, and runs of up to
+    three of them ("Melanie", "Caroline Smith"), at most 64."""
     words = [k for k in (entity_key(w) for w in text.split()) if k]
-    grams = list(dict.fromkeys(_ngrams(words)))[:64]
-    speakers: frozenset[str] = frozenset()
-    if grams:
-        marks = ",".join("?" * len(grams))
-        speakers = frozenset(
-            row[0]
-            for row in conn.execute(
-                f"SELECT key FROM chronomem_speakers WHERE owner = ? AND key IN ({marks})",
-                (owner, *grams),
-            )
-        )
+    return list(dict.fromkeys(_ngrams(words)))[:64]
+
+
+def parse_query(text: str, speakers: frozenset[str]) -> LexicalQuery:
+    """Split a query into terms and its time cues, given the ``speakers`` it names (those of
+    :func:`speaker_keys` the owner's episodes have as speakers)."""
     named = {stem(w) for key in speakers for w in key.split()}
     terms = tuple(t for t in query_terms(text) if t not in named)
     lowered = " " + text.lower().lstrip()

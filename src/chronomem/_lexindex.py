@@ -58,10 +58,8 @@ def context_of(conn: Conn, rowids: Sequence[int]) -> list[str]:
     """The stored body terms of ``rowids``, in the order given (missing ones as '')."""
     if not rowids:
         return []
-    marks = ",".join("?" * len(rowids))
+    among, params = conn.dialect.in_list("rowid", rowids)
     found = dict(
-        conn.execute(
-            f"SELECT rowid, body FROM chronomem_lex WHERE rowid IN ({marks})", list(rowids)
-        ).fetchall()
+        conn.execute(f"SELECT rowid, body FROM chronomem_lex WHERE {among}", params).fetchall()
     )
     return [found.get(r, "") for r in rowids]

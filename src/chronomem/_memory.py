@@ -287,10 +287,9 @@ class ChronoMem:
     def _materialise(self, conn: Conn, ranked: list[Candidate]) -> list[Item]:
         if not ranked:
             return []
-        marks = ",".join("?" * len(ranked))
+        among, params = conn.dialect.in_list("f.rowid", [c.rowid for c in ranked])
         rows = conn.execute(
-            f"SELECT f.rowid, {COLUMNS} FROM chronomem_facts f WHERE f.rowid IN ({marks})",
-            [c.rowid for c in ranked],
+            f"SELECT f.rowid, {COLUMNS} FROM chronomem_facts f WHERE {among}", params
         ).fetchall()
         by_rowid = {r[0]: r[1:] for r in rows}
         return [

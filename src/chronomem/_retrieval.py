@@ -26,10 +26,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ._dialect import Conn, PoolColumns
+from ._dialect import Conn
 from ._entities import entity_key, query_keys
 from ._errors import InvalidFactError
-from ._lexical import LexicalParams, LexicalQuery, PoolRow, parse_query, score_pool
+from ._lexical import (
+    LexicalParams,
+    LexicalQuery,
+    PoolRow,
+    parse_query,
+    score_pool,
+    speaker_keys,
+)
+from ._lexicon import query_terms
 from ._tokens import terms as jaccard_terms
 from ._view import View
 
@@ -92,18 +100,6 @@ def _speaker_key(speaker: str) -> str:
     return entity_key(speaker)
 
 
-def _rows_of(conn: Conn, rowids: Sequence[int]) -> list[tuple[Any, ...]]:
-    if not rowids:
-        return []
-    marks = ",".join("?" * len(rowids))
-    return conn.execute(
-        f"""SELECT {PoolColumns}
-            FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
-            WHERE chronomem_lex.rowid IN ({marks})""",
-        list(rowids),
-    ).fetchall()
-
-
 @dataclass(frozen=True)
 class _Asked:
     """A query as the channels read it, with the owner's statistics its scoring needs (one
@@ -117,9 +113,15 @@ class _Asked:
 
     @classmethod
     def read(cls, conn: Conn, owner: str, text: str) -> _Asked:
-        q = parse_query(conn, owner, text)
+        # The statistics of every term the query might keep are read with its speakers, in
+        # one go; a name is then dropped from the terms (see _lexical.parse_query).
+        wanted = query_terms(text)[: 2 * MAX_QUERY_WORDS]
+        named, dfs, corpus = conn.dialect.query_statistics(conn, owner, speaker_keys(text), wanted)
+        q = parse_query(text, named)
         terms = list(q.terms[:MAX_QUERY_WORDS])
-        dfs, corpus = conn.dialect.term_statistics(conn, owner, terms)
+        missing = [t for t in terms if t not in wanted]
+        if missing:  # more than MAX_QUERY_WORDS of the first terms were a speaker's name
+            dfs |= conn.dialect.query_statistics(conn, owner, [], missing)[1]
         return cls(text, q, terms, dfs, corpus)
 
     def items(self, *kinds: str) -> int:
@@ -157,13 +159,7 @@ def _lexical(
         return [], [], {}
     rare = [t for t in terms if 0 < dfs.get(t, 0) <= RARE_DF]
     common = [t for t in terms if dfs.get(t, 0) > RARE_DF]
-    where, where_params = view.sql()
-    rows = conn.dialect.pool_any(conn, view.owner, rare, where, where_params)
-    seen = {r[0] for r in rows}
-    newest = conn.dialect.pool_newest(conn, view.owner, common, where, where_params, COMMON_DEPTH)
-    rows += [r for r in newest if r[0] not in seen]
-    seen.update(r[0] for r in newest)
-    rows += _rows_of(conn, [r for r in dict.fromkeys(found) if r not in seen])
+    rows = conn.dialect.pool(conn, view.owner, (rare, common), found, view.sql(), COMMON_DEPTH)
     meta = {r[0]: (r[3], r[4]) for r in rows}
     pool = [PoolRow.of(r[0], _speaker_key(r[1]) if r[1] else None, r[2], *r[7:10]) for r in rows]
     lexical = score_pool(asked.q, pool, dfs, asked.lengths(), params)
@@ -232,47 +228,70 @@ def _by_length(row: tuple[int, int, str, int]) -> tuple[int, int, str]:
     return row[0], row[3], row[2]
 
 
-def _by_entities(
-    conn: Conn, weighted: Mapping[int, float], view: View, depth: int, meta: Meta
-) -> Ranking:
-    """Facts naming the entities (each entity's newest ``depth`` in the view), scored by
-    the weights of the entities they name."""
-    if not weighted:
-        return []
+def _facts_sql(weighted: Mapping[int, float], view: View, depth: int) -> tuple[str, list[object]]:
+    """Facts naming each entity (its newest ``depth`` in the view), as rows
+    ``("fact", entity, rowid, trust, confidence)``."""
     where, where_params = view.sql()
-    sql, params = _each(
-        f"""SELECT ? AS e, f.rowid, f.trust, f.confidence FROM chronomem_fact_entities fe
+    return _each(
+        f"""SELECT 'fact', ? AS e, f.rowid, f.trust, f.confidence FROM chronomem_fact_entities fe
             JOIN chronomem_facts f ON f.rowid = fe.fact_rowid
             WHERE fe.entity_id = ? AND {where} ORDER BY fe.fact_rowid DESC LIMIT ?""",
         [(e, e, *where_params, depth) for e in weighted],
     )
+
+
+def _links_sql(named: Mapping[int, float]) -> tuple[str, list[object]]:
+    """Each entity's strongest links, as rows ``("link", src, dst, weight, 0)``. Per source
+    by index: a hub entity with thousands of neighbours costs no more than one with five."""
+    ids = list(named)
+    marks = ",".join("?" * len(ids))
+    return _each(
+        f"""SELECT 'link', src, dst, weight, weight * 0 FROM chronomem_entity_links
+            WHERE src = ? AND dst NOT IN ({marks}) ORDER BY weight DESC LIMIT {NEIGHBOURS}""",
+        [(src, *ids) for src in ids],
+    )
+
+
+def _ranked(rows: Sequence[tuple[Any, ...]], weighted: Mapping[int, float], meta: Meta) -> Ranking:
+    """Facts scored by the weights of the entities they name, best first."""
     scores: dict[int, float] = defaultdict(float)
-    for entity_id, rowid, trust, confidence in conn.execute(sql, params).fetchall():
+    for _, entity_id, rowid, trust, confidence in rows:
         scores[rowid] += weighted[entity_id]
         meta[rowid] = (trust, confidence)
     ranked = sorted(scores, key=lambda r: (-scores[r], -r))
     return [(r, scores[r]) for r in ranked[:CHANNEL_DEPTH]]
 
 
-def _neighbours(conn: Conn, named: Mapping[int, float]) -> dict[int, float]:
+def _hops(rows: Sequence[tuple[Any, ...]], named: Mapping[int, float]) -> dict[int, float]:
     """Entities one hop from the query's, weighted by link weight times the query weight."""
-    if not named:
-        return {}
-    ids = list(named)
-    marks = ",".join("?" * len(ids))
-    # Per source, its strongest links by index: a hub entity with thousands of neighbours
-    # costs no more than one with five.
-    per_source = " UNION ALL ".join(
-        f"""SELECT * FROM (SELECT src, dst, weight FROM chronomem_entity_links
-            WHERE src = ? AND dst NOT IN ({marks}) ORDER BY weight DESC LIMIT {NEIGHBOURS}) AS s"""
-        for _ in ids
-    )
-    rows = conn.execute(per_source, [x for src in ids for x in (src, *ids)]).fetchall()
     hops: dict[int, float] = defaultdict(float)
-    for src, dst, weight in rows:
+    for _, src, dst, weight, _ in rows:
         hops[dst] += weight * named[src]
     best = sorted(hops, key=lambda e: (-hops[e], e))[:NEIGHBOURS]
     return {e: hops[e] for e in best}
+
+
+def _named_and_hops(
+    conn: Conn, named: Mapping[int, float], view: View, meta: Meta
+) -> tuple[Ranking, dict[int, float]]:
+    """The entity channel's ranking and the entities one hop away, in one statement."""
+    if not named:
+        return [], {}
+    facts, facts_params = _facts_sql(named, view, PER_ENTITY)
+    links, links_params = _links_sql(named)
+    rows = conn.execute(f"{facts} UNION ALL {links}", [*facts_params, *links_params]).fetchall()
+    ranking = _ranked([r for r in rows if r[0] == "fact"], named, meta)
+    return ranking, _hops([r for r in rows if r[0] == "link"], named)
+
+
+def _by_entities(
+    conn: Conn, weighted: Mapping[int, float], view: View, depth: int, meta: Meta
+) -> Ranking:
+    """Facts naming the entities, scored by the weights of the entities they name."""
+    if not weighted:
+        return []
+    sql, params = _facts_sql(weighted, view, depth)
+    return _ranked(conn.execute(sql, params).fetchall(), weighted, meta)
 
 
 def _specific(conn: Conn, facts_indexed: int, named: Mapping[int, float]) -> dict[int, float]:
@@ -316,11 +335,11 @@ def channel_ranks(
     meta = {}
     facts = asked.items("fact")
     named = _specific(conn, facts, resolve(conn, view.owner, query))
-    entity = _by_entities(conn, named, view, PER_ENTITY, meta)
+    entity, neighbours = _named_and_hops(conn, named, view, meta)
     # Facts naming a query entity are the entity channel's; graph ranks only the hop beyond.
     direct = {rowid for rowid, _ in entity}
     # A hop to a hub (a name on half the facts) reaches everything, so it says nothing.
-    beyond = _specific(conn, facts, _neighbours(conn, named))
+    beyond = _specific(conn, facts, neighbours)
     if beyond:
         # Only the strongest hops: a weaker one (the city Alice lives in) drags in facts about
         # everyone else there, and RRF would rank them next to the real hop.

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from ._dialect import Conn, PoolColumns
+from ._dialect import Conn, PoolColumns, first_of_each
 
 __all__ = ["SQLITE", "SQLiteConnection"]
 
@@ -85,10 +85,20 @@ class SQLiteDialect:
             (owner, kind, length),
         )
 
-    def term_statistics(
-        self, conn: Conn, owner: str, terms: Sequence[str]
-    ) -> tuple[dict[str, int], dict[str, tuple[int, float]]]:
-        """Indexed lookups of the owner's counters; no scan."""
+    def query_statistics(
+        self, conn: Conn, owner: str, speakers: Sequence[str], terms: Sequence[str]
+    ) -> tuple[frozenset[str], dict[str, int], dict[str, tuple[int, float]]]:
+        """Indexed lookups of the owner's speakers and counters; no scan."""
+        named: frozenset[str] = frozenset()
+        if speakers:
+            marks = ",".join("?" * len(speakers))
+            named = frozenset(
+                row[0]
+                for row in conn.execute(
+                    f"SELECT key FROM chronomem_speakers WHERE owner = ? AND key IN ({marks})",
+                    (owner, *speakers),
+                )
+            )
         marks = ",".join("?" * len(terms))
         dfs = dict(
             conn.execute(
@@ -99,40 +109,52 @@ class SQLiteDialect:
         corpus = conn.execute(
             "SELECT kind, items, length FROM chronomem_corpus WHERE owner = ?", (owner,)
         ).fetchall()
-        return dfs, {kind: (int(items), float(length)) for kind, items, length in corpus}
+        return named, dfs, {kind: (int(n), float(length)) for kind, n, length in corpus}
 
-    def pool_any(
-        self, conn: Conn, owner: str, terms: Sequence[str], where: str, params: Sequence[object]
-    ) -> list[tuple[Any, ...]]:
-        """One FTS5 query over every term's postings."""
-        if not terms:
-            return []
-        return conn.execute(
-            f"""SELECT {PoolColumns}
-                FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
-                WHERE chronomem_lex MATCH ? AND {where}""",
-            (_match(terms), *params),
-        ).fetchall()
+    def in_list(self, column: str, values: Sequence[object]) -> tuple[str, list[object]]:
+        """``column IN (?, ?, ...)``."""
+        return f"{column} IN ({','.join('?' * len(values))})", list(values)
 
-    def pool_newest(
+    def pool(
         self,
         conn: Conn,
         owner: str,
-        terms: Sequence[str],
-        where: str,
-        params: Sequence[object],
+        words: tuple[Sequence[str], Sequence[str]],
+        found: Sequence[int],
+        view: tuple[str, Sequence[object]],
         depth: int,
     ) -> list[tuple[Any, ...]]:
-        """FTS5 walks the postings in descending rowid order and stops at ``depth``."""
-        if not terms:
-            return []
-        return conn.execute(
-            f"""SELECT {PoolColumns}
-                FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
-                WHERE chronomem_lex MATCH ? AND {where}
-                ORDER BY chronomem_lex.rowid DESC LIMIT ?""",
-            (_match(terms), *params, depth),
-        ).fetchall()
+        """Three queries, each cheap in process: FTS5 over the rare words' postings, FTS5
+        walking the common words' postings newest first until ``depth``, the found rows."""
+        rare, common = words
+        where, params = view
+        rows: list[tuple[Any, ...]] = []
+        if rare:
+            rows += conn.execute(
+                f"""SELECT {PoolColumns}
+                    FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
+                    WHERE chronomem_lex MATCH ? AND {where}""",
+                (_match(rare), *params),
+            ).fetchall()
+        if common:
+            rows += conn.execute(
+                f"""SELECT {PoolColumns}
+                    FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
+                    WHERE chronomem_lex MATCH ? AND {where}
+                    ORDER BY chronomem_lex.rowid DESC LIMIT ?""",
+                (_match(common), *params, depth),
+            ).fetchall()
+        seen = {r[0] for r in rows}
+        rest = [r for r in dict.fromkeys(found) if r not in seen]
+        if rest:
+            among, ids = self.in_list("chronomem_lex.rowid", rest)
+            rows += conn.execute(
+                f"""SELECT {PoolColumns}
+                    FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
+                    WHERE {among}""",
+                ids,
+            ).fetchall()
+        return first_of_each(rows)
 
 
 SQLITE = SQLiteDialect()
