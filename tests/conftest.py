@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.pgserver import throwaway_server
+from tests.pgserver import dsn_url, throwaway_server, with_dbname
 
 DSN_VARIABLE = "CHRONICA_TEST_PG_DSN"
 
@@ -45,6 +45,32 @@ def pg_schema(pg_dsn: str) -> Iterator[str]:
         ).fetchall()
         for (name,) in rows:
             conn.execute(f'DROP SCHEMA "{name}" CASCADE')
+
+
+@pytest.fixture
+def pg_database(request: pytest.FixtureRequest) -> Iterator[Callable[[], str]]:
+    """Makes fresh, empty databases on the test server (URLs), dropped after the test: for
+    code that uses its default schemas, as the command line and the server do."""
+    made: list[str] = []
+
+    def create() -> str:
+        import psycopg  # see pg_schema
+
+        dsn: str = request.getfixturevalue("pg_dsn")
+        name = f"d_{uuid.uuid4().hex[:16]}"
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        made.append(name)
+        return with_dbname(dsn_url(dsn), name)
+
+    yield create
+    if made:
+        import psycopg
+
+        dsn: str = request.getfixturevalue("pg_dsn")
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            for name in made:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

@@ -14,11 +14,12 @@ import os
 import shutil
 import subprocess
 import tempfile
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["PGServerError", "find_bindir", "throwaway_server"]
+__all__ = ["PGServerError", "dsn_url", "find_bindir", "throwaway_server", "with_dbname"]
 
 _PORT = 5432  # only names the socket file; the socket lives in a private directory
 
@@ -108,3 +109,22 @@ def _current_user() -> str:
     import getpass
 
     return getpass.getuser()
+
+
+def dsn_url(dsn: str) -> str:
+    """``dsn`` (a URL or ``key=value`` pairs) as the ``postgresql://`` URL ``ChronoMem`` takes."""
+    if dsn.startswith(("postgresql://", "postgres://")):
+        return dsn
+    import psycopg.conninfo  # only where a server is used: the module itself needs no driver
+
+    params = {k: str(v) for k, v in psycopg.conninfo.conninfo_to_dict(dsn).items()}
+    return "postgresql://?" + urllib.parse.urlencode(params)
+
+
+def with_dbname(url: str, dbname: str) -> str:
+    """``url`` (as :func:`dsn_url` makes it) naming database ``dbname`` instead."""
+    parts = urllib.parse.urlsplit(url)
+    query = dict(urllib.parse.parse_qsl(parts.query))
+    query["dbname"] = dbname
+    # Built by hand: urlunsplit drops the "//" of a URL with an empty host (a socket path).
+    return f"{parts.scheme}://{parts.netloc}{parts.path}?{urllib.parse.urlencode(query)}"

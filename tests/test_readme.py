@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import urllib.parse
-import uuid
 from pathlib import Path
 
 import pytest
@@ -19,33 +17,14 @@ def test_the_readme_has_snippets() -> None:
     assert len(SNIPPETS) >= 2
 
 
-def _fresh_database(request: pytest.FixtureRequest) -> str:
-    """A URL of a new, empty database on the test server (dropped afterwards), for a snippet
-    that reads its DSN from ``CHRONOMEM_DB`` as the README tells users to."""
-    import psycopg
-    import psycopg.conninfo
-
-    dsn: str = request.getfixturevalue("pg_dsn")
-    name = f"readme_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-    def drop() -> None:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    request.addfinalizer(drop)
-    params = {k: str(v) for k, v in psycopg.conninfo.conninfo_to_dict(dsn).items()}
-    return "postgresql://?" + urllib.parse.urlencode({**params, "dbname": name})
-
-
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[f"snippet-{i}" for i in range(len(SNIPPETS))])
 def test_snippet_runs(
     snippet: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     monkeypatch.chdir(tmp_path)  # snippets may create database files in the working directory
     if "postgresql://" in snippet:
-        monkeypatch.setenv("CHRONOMEM_DB", _fresh_database(request))
+        # A database of its own, as the README tells users to give it in CHRONOMEM_DB.
+        monkeypatch.setenv("CHRONOMEM_DB", request.getfixturevalue("pg_database")())
     # The "write your own store" snippet names a hypothetical MyStore; stand one in.
     namespace: dict[str, object] = {"__name__": "readme", "MyStore": InMemoryStore}
     exec(compile(snippet, str(README), "exec"), namespace)

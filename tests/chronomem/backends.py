@@ -4,7 +4,6 @@ white-box tests that need its engine."""
 from __future__ import annotations
 
 import sqlite3
-import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from chronica.stores.postgres import PostgresStore
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
 from chronomem._db import Database
+from tests.pgserver import dsn_url, with_dbname
 
 __all__ = [
     "Databases",
@@ -36,14 +36,6 @@ def sqlite_connection(mem: ChronoMem) -> sqlite3.Connection:
     db = mem._db
     assert isinstance(db, Database), "this white-box test needs a SQLite memory"
     return db.conn
-
-
-def dsn_url(dsn: str) -> str:
-    """``dsn`` (a URL or ``key=value`` pairs) as the ``postgresql://`` URL ``ChronoMem`` takes."""
-    if dsn.startswith(("postgresql://", "postgres://")):
-        return dsn
-    params = {k: str(v) for k, v in psycopg.conninfo.conninfo_to_dict(dsn).items()}
-    return "postgresql://?" + urllib.parse.urlencode(params)
 
 
 @dataclass(frozen=True)
@@ -89,15 +81,6 @@ class MemoryTarget:
         if self.schema is None:
             return SQLiteStore(self.path)
         return PostgresStore(self.path, schema=f"{self.schema}_chronica")
-
-
-def with_dbname(url: str, dbname: str) -> str:
-    """``url`` (as :func:`dsn_url` makes it) naming database ``dbname`` instead."""
-    parts = urllib.parse.urlsplit(url)
-    query = dict(urllib.parse.parse_qsl(parts.query))
-    query["dbname"] = dbname
-    # Built by hand: urlunsplit drops the "//" of a URL with an empty host (a socket path).
-    return f"{parts.scheme}://{parts.netloc}{parts.path}?{urllib.parse.urlencode(query)}"
 
 
 Target = Path | str

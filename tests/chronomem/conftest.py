@@ -8,13 +8,13 @@ fails those cases with its log: they never skip.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from tests.chronomem.backends import Databases, MemoryTarget, dsn_url, with_dbname
+from tests.chronomem.backends import Databases, MemoryTarget, dsn_url
 
 ENGINES = ["sqlite", "postgres"]
 
@@ -45,23 +45,10 @@ def module_memory_target(
 
 
 @pytest.fixture(params=ENGINES)
-def databases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Databases]:
+def databases(
+    request: pytest.FixtureRequest, tmp_path: Path, pg_database: Callable[[], str]
+) -> Databases:
     """Fresh databases for the command line and the server, which use the default schemas
     (``chronomem``, ``chronica``): files, or whole PostgreSQL databases created on the
     session's server and dropped after."""
-    made: list[str] = []
-
-    def create_database() -> str:
-        dsn: str = request.getfixturevalue("pg_dsn")
-        name = f"d_{uuid.uuid4().hex[:16]}"
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        made.append(name)
-        return with_dbname(dsn_url(dsn), name)
-
-    yield Databases(request.param, tmp_path, create_database)
-    if made:
-        dsn: str = request.getfixturevalue("pg_dsn")
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            for name in made:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    return Databases(request.param, tmp_path, pg_database)

@@ -10,7 +10,7 @@ through ``chronomem export`` / ``import`` and comes back record for record.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +20,7 @@ from chronomem import ChronoMem
 from chronomem.cli import main
 from chronomem.cli._config import open_session_store
 from tests.chronomem import graded_data
-from tests.chronomem.backends import dsn_url, with_dbname
+from tests.chronomem.backends import dsn_url
 
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo-dev" / "locomo-dev.json"
 
@@ -81,7 +81,7 @@ def _import(file: Path, db: str) -> None:
 
 
 def test_a_memory_moves_to_postgresql_and_back_exactly(
-    tmp_path: Path, pg_dsn: str, pg_schema: str, request: pytest.FixtureRequest
+    tmp_path: Path, pg_database: Callable[[], str]
 ) -> None:
     source = tmp_path / "source.db"
     with ChronoMem(source, owner="mover") as mem:
@@ -99,7 +99,7 @@ def test_a_memory_moves_to_postgresql_and_back_exactly(
         )  # fmt: skip
     # The command line takes the database from --db; with a DSN its tables go to the schema
     # "chronomem" (and chronica's to "chronica"), so this test uses a database of its own.
-    database = _fresh_database(pg_dsn, pg_schema, request)
+    database = pg_database()
     first = _export(str(source), tmp_path / "first.jsonl")
     assert (
         main(["import", str(tmp_path / "first.jsonl"), "--db", database, "--owner", "mover"]) == 0
@@ -113,17 +113,3 @@ def test_a_memory_moves_to_postgresql_and_back_exactly(
     assert first == middle == last
     kinds = {next(iter(r)) for r in first}
     assert {"fact", "chronicum", "actum"} <= kinds
-
-
-def _fresh_database(pg_dsn: str, name: str, request: pytest.FixtureRequest) -> str:
-    import psycopg
-
-    with psycopg.connect(pg_dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-    def drop() -> None:
-        with psycopg.connect(pg_dsn, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    request.addfinalizer(drop)
-    return with_dbname(dsn_url(pg_dsn), name)
