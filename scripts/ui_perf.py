@@ -36,10 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
 from selenium import webdriver  # noqa: E402
-from tests.chronomem.backends import dsn_url, with_dbname  # noqa: E402
 from tests.chronomem.ui.browser import open_browser, serve_in_thread  # noqa: E402
 from tests.chronomem.ui.sample import OWNER, Db, fill, session_store  # noqa: E402
-from tests.pgserver import throwaway_server  # noqa: E402
+from tests.pgserver import dsn_url, throwaway_server, with_dbname  # noqa: E402
 
 from chronica import ActorKind, Actum, ActumKind, Chronicarius  # noqa: E402 -- after sys.path
 from chronomem import ChronoMem  # noqa: E402

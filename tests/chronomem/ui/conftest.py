@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from selenium import webdriver
 
-from tests.chronomem.backends import dsn_url, with_dbname
+from tests.pgserver import dsn_url, with_dbname
 
 from .browser import find_browser, open_browser, serve_in_thread
 from .sample import OWNER, Db, fill
