@@ -60,11 +60,11 @@ class PostgresConnection:
         return self._conn.execute(_translate(sql), parameters)
 
     def executemany(self, sql: str, seq_of_parameters: Iterable[Sequence[Any]], /) -> None:
-        """Run one statement per parameter row (pipelined by psycopg)."""
-        rows = list(seq_of_parameters)
-        if rows:
-            with self._conn.cursor() as cur:
-                cur.executemany(_translate(sql), rows)
+        """Run one statement per parameter row. Inside a write's pipeline each is queued
+        without waiting (psycopg's own ``executemany`` would wait for the server each time)."""
+        query = _translate(sql)
+        for row in seq_of_parameters:
+            self._conn.execute(query, row)
 
 
 def redacted(dsn: str) -> str:
