@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
-__all__ = ["Conn", "Cursor", "Dialect", "PoolColumns", "first_of_each"]
+__all__ = ["POOL_COLUMNS", "Conn", "Cursor", "Dialect", "first_of_each"]
 
 
 class Cursor(Protocol):
@@ -45,7 +45,7 @@ class Conn(Protocol):
     def executemany(self, sql: str, seq_of_parameters: Iterable[Sequence[Any]], /) -> Any: ...
 
 
-PoolColumns = """f.rowid, f.speaker, f.valid_from, f.trust, f.confidence, f.kind, f.terms,
+POOL_COLUMNS = """f.rowid, f.speaker, f.valid_from, f.trust, f.confidence, f.kind, f.terms,
     chronomem_lex.body, chronomem_lex.ctx1, chronomem_lex.ctx2"""
 """What the lexical pool reads of a candidate: its facts row and its three stored columns."""
 
@@ -113,7 +113,7 @@ class Dialect(Protocol):
         view: tuple[str, Sequence[object]],
         depth: int,
     ) -> list[tuple[Any, ...]]:
-        """The lexical pool, as :data:`PoolColumns` rows, each item once: every item
+        """The lexical pool, as :data:`POOL_COLUMNS` rows, each item once: every item
         holding a rare word (``words[0]``), the ``depth`` newest holding a common one
         (``words[1]``), both through the ``view`` filter (a WHERE fragment over ``f`` and its
         parameters), and the items the other channels ``found`` (already filtered)."""

@@ -120,7 +120,6 @@ def _snapshot(raw: psycopg.Connection[Any], search_path: str | None) -> Iterator
 class PostgresDatabase:
     """A pool (owned, from a DSN, or borrowed) and chronomem's tables in ``schema``."""
 
-    dialect: Dialect = POSTGRES
     schema_version = SCHEMA_VERSION
 
     def __init__(

@@ -20,7 +20,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ._dialect import Conn, PoolColumns, first_of_each
+from ._dialect import POOL_COLUMNS, Conn, first_of_each
 
 __all__ = ["POSTGRES", "SHARDS"]
 
@@ -173,16 +173,16 @@ class PostgresDialect:
                         WHERE p.owner = ? AND p.term = q.term AND {where}
                         ORDER BY p.rowid DESC LIMIT ?) AS x
                     ORDER BY x.rowid DESC LIMIT ?)
-                SELECT 0, {PoolColumns}
+                SELECT 0, {POOL_COLUMNS}
                 FROM hit JOIN chronomem_facts f ON f.rowid = hit.rowid
                 JOIN chronomem_lex ON chronomem_lex.rowid = hit.rowid
                 WHERE {where}
                 UNION ALL
-                SELECT 1, {PoolColumns}
+                SELECT 1, {POOL_COLUMNS}
                 FROM newest JOIN chronomem_facts f ON f.rowid = newest.rowid
                 JOIN chronomem_lex ON chronomem_lex.rowid = newest.rowid
                 UNION ALL
-                SELECT 2, {PoolColumns}
+                SELECT 2, {POOL_COLUMNS}
                 FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
                 WHERE chronomem_lex.rowid = ANY(?)""",
             (owner, list(rare), list(common), owner, *params, depth, depth, *params,

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from ._dialect import Conn, PoolColumns, first_of_each
+from ._dialect import POOL_COLUMNS, Conn, first_of_each
 
 __all__ = ["SQLITE", "SQLiteConnection"]
 
@@ -131,14 +131,14 @@ class SQLiteDialect:
         rows: list[tuple[Any, ...]] = []
         if rare:
             rows += conn.execute(
-                f"""SELECT {PoolColumns}
+                f"""SELECT {POOL_COLUMNS}
                     FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
                     WHERE chronomem_lex MATCH ? AND {where}""",
                 (_match(rare), *params),
             ).fetchall()
         if common:
             rows += conn.execute(
-                f"""SELECT {PoolColumns}
+                f"""SELECT {POOL_COLUMNS}
                     FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
                     WHERE chronomem_lex MATCH ? AND {where}
                     ORDER BY chronomem_lex.rowid DESC LIMIT ?""",
@@ -149,7 +149,7 @@ class SQLiteDialect:
         if rest:
             among, ids = self.in_list("chronomem_lex.rowid", rest)
             rows += conn.execute(
-                f"""SELECT {PoolColumns}
+                f"""SELECT {POOL_COLUMNS}
                     FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
                     WHERE {among}""",
                 ids,

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chronomem._storage import is_postgres
+
 if TYPE_CHECKING:
     from chronica.stores.postgres import PostgresStore
     from chronica.stores.sqlite import SQLiteStore
@@ -31,7 +33,6 @@ __all__ = [
 Target = Path | str
 """A SQLite file (a ``Path``), or a PostgreSQL database (a ``postgresql://`` DSN)."""
 
-_DSN_PREFIXES = ("postgresql://", "postgres://")
 
 DEFAULT_DB = "~/.chronomem/memory.db"
 """Where the command line and the server keep the memory unless told otherwise."""
@@ -42,8 +43,8 @@ fact written from Python is found by the command line and the server on the same
 
 
 def is_dsn(value: object) -> bool:
-    """Whether ``value`` is a PostgreSQL URL rather than a file name."""
-    return isinstance(value, str) and value.startswith(_DSN_PREFIXES)
+    """Whether ``value`` is a PostgreSQL URL rather than a file name (as ``ChronoMem`` tells)."""
+    return isinstance(value, str) and is_postgres(value)
 
 
 def resolve_db(
