@@ -60,8 +60,8 @@ class PostgresConnection:
         return self._conn.execute(_translate(sql), parameters)
 
     def executemany(self, sql: str, seq_of_parameters: Iterable[Sequence[Any]], /) -> None:
-        """Run one statement per parameter row. Inside a write's pipeline each is queued
-        without waiting (psycopg's own ``executemany`` would wait for the server each time)."""
+        """Run one statement per parameter row, each queued in the write's pipeline like any
+        other statement (nothing waits for the server until a row is read or at COMMIT)."""
         query = _translate(sql)
         for row in seq_of_parameters:
             self._conn.execute(query, row)
@@ -85,8 +85,9 @@ def redacted(dsn: str) -> str:
 
 
 def memory_exists(dsn: str, schema: str = "chronomem") -> bool:
-    """Whether ``schema`` on the server holds a chronomem memory, created by nothing: for a
-    command that only reads, which must not create a memory to answer that there is none."""
+    """Whether ``schema`` on the server holds a chronomem memory, checked without creating
+    anything: for a command that only reads, which must not create a memory to say that
+    there is none."""
     quoted_schema(schema)
     try:
         with psycopg.connect(dsn, connect_timeout=10, autocommit=True) as raw:
@@ -112,7 +113,10 @@ def _snapshot(raw: psycopg.Connection[Any], search_path: str | None) -> Iterator
     try:
         yield
     except BaseException:
-        raw.execute("ROLLBACK")
+        # The error that ended the read is the one to report, even if the rollback fails too
+        # (a broken connection): the pool discards such a connection.
+        with contextlib.suppress(psycopg.Error):
+            raw.execute("ROLLBACK")
         raise
     raw.execute("COMMIT")
 
