@@ -65,7 +65,6 @@ class Dialect(Protocol):
     """The statements that differ between engines; every method runs in the caller's
     transaction."""
 
-    name: str
     for_update: str
     """Appended to a SELECT that reads a row it is about to change ("" where writes are
     serial)."""

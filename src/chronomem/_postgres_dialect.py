@@ -38,7 +38,6 @@ _SHARD = f"""coalesce(
 class PostgresDialect:
     """The :class:`~chronomem._dialect.Dialect` of PostgreSQL."""
 
-    name = "postgres"
     for_update = " FOR UPDATE"
     null_safe_equal = "IS NOT DISTINCT FROM"
 
@@ -94,23 +93,23 @@ class PostgresDialect:
                    SELECT ?, t, ? FROM unnest(?::text[]) AS t""",
                 (owner, rowid, distinct),
             )
-            conn.execute(
-                f"""WITH mine AS (SELECT {_SHARD} AS shard)
+        # One shard claimed for both counters; the same statement in every writer, so rows
+        # are always locked in the same order.
+        conn.execute(
+            f"""WITH mine AS MATERIALIZED (SELECT {_SHARD} AS shard),
+                terms AS (
                     INSERT INTO chronomem_term_stats (owner, term, shard, df)
                     SELECT ?, t, mine.shard, 1
                     FROM unnest(?::text[]) WITH ORDINALITY AS u(t, i), mine
                     ORDER BY i
                     ON CONFLICT (owner, term, shard)
-                    DO UPDATE SET df = chronomem_term_stats.df + 1""",
-                (owner, owner, distinct),
-            )
-        conn.execute(
-            f"""INSERT INTO chronomem_corpus (owner, kind, shard, items, length)
-                VALUES (?, ?, {_SHARD}, 1, ?)
+                    DO UPDATE SET df = chronomem_term_stats.df + 1)
+                INSERT INTO chronomem_corpus (owner, kind, shard, items, length)
+                SELECT ?, ?, mine.shard, 1, ? FROM mine
                 ON CONFLICT (owner, kind, shard) DO UPDATE SET
                 items = chronomem_corpus.items + 1,
                 length = chronomem_corpus.length + excluded.length""",
-            (owner, kind, owner, length),
+            (owner, owner, distinct, owner, kind, length),
         )
 
     def query_statistics(

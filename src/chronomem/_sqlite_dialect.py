@@ -28,7 +28,6 @@ def _match(terms: Sequence[str]) -> str:
 class SQLiteDialect:
     """The :class:`~chronomem._dialect.Dialect` of SQLite."""
 
-    name = "sqlite"
     for_update = ""
     null_safe_equal = "IS"
 
@@ -91,19 +90,19 @@ class SQLiteDialect:
         """Indexed lookups of the owner's speakers and counters; no scan."""
         named: frozenset[str] = frozenset()
         if speakers:
-            marks = ",".join("?" * len(speakers))
+            among, keys = self.in_list("key", speakers)
             named = frozenset(
                 row[0]
                 for row in conn.execute(
-                    f"SELECT key FROM chronomem_speakers WHERE owner = ? AND key IN ({marks})",
-                    (owner, *speakers),
+                    f"SELECT key FROM chronomem_speakers WHERE owner = ? AND {among}",
+                    (owner, *keys),
                 )
             )
-        marks = ",".join("?" * len(terms))
+        among, words = self.in_list("term", terms)
         dfs = dict(
             conn.execute(
-                f"SELECT term, df FROM chronomem_term_stats WHERE owner = ? AND term IN ({marks})",
-                (owner, *terms),
+                f"SELECT term, df FROM chronomem_term_stats WHERE owner = ? AND {among}",
+                (owner, *words),
             ).fetchall()
         )
         corpus = conn.execute(
