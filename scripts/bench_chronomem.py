@@ -31,7 +31,7 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
 from chronomem import ChronoMem  # noqa: E402 -- after the sys.path set-up for a fresh clone
 from chronomem._validate import check_fact  # noqa: E402 -- private: bulk path for setup only
-from chronomem._write import insert_fact, prepare  # noqa: E402 -- private: as above
+from chronomem.write.facts import insert_fact, prepare  # noqa: E402 -- private: as above
 
 _SYLLABLES = [a + b for a in "bcdfghklmnprstvz" for b in ("a", "e", "i", "o", "u", "ai", "or")]
 _FIRST = ["Alice", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ines", "Jonas"]

@@ -42,8 +42,8 @@ if str(REPO) not in sys.path:  # run as a file: make `scripts.locomo` importable
     sys.path.insert(0, str(REPO))
 
 from chronomem import ChronoMem  # noqa: E402  # after the sys.path fix above
-from chronomem._lexical import LexicalParams  # noqa: E402
-from chronomem._retrieval import CHANNELS, DEFAULT_WEIGHTS  # noqa: E402
+from chronomem.recall.fusion import CHANNELS, DEFAULT_WEIGHTS  # noqa: E402
+from chronomem.recall.lexical import LexicalParams  # noqa: E402
 from scripts.locomo import (  # noqa: E402
     DEFAULT_PATH,
     Conversation,

@@ -33,9 +33,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 import chronomem
 from chronomem import ChronoMem
-from chronomem._episodes import check_episode, insert_episode  # private: bulk fill only
 from chronomem._validate import check_fact  # private: bulk fill only
-from chronomem._write import insert_fact, prepare  # private: bulk fill only
+from chronomem.write.episodes import check_episode, insert_episode  # private: bulk fill only
+from chronomem.write.facts import insert_fact, prepare  # private: bulk fill only
 
 from .data import scaling_queries, synthetic_facts
 from .hardware import REPO

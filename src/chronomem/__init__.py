@@ -38,7 +38,7 @@ from ._errors import (
 )
 from ._memory import ChronoMem
 from ._model import Contradiction, Episode, Fact, FactId
-from ._tokens import estimate_tokens
+from .text.tokens import estimate_tokens
 
 __all__ = [
     "ChronoMem",

@@ -10,20 +10,21 @@ from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ._contradictions import find_contradictions
-from ._dialect import Conn
-from ._entities import entity_key
-from ._episodes import check_episode, insert_episode
+from chronomem.claims.contradictions import find_contradictions
+from chronomem.engine.dialect import Conn
+from chronomem.engine.storage import open_storage
+from chronomem.recall.fusion import Candidate, check_weights, fuse
+from chronomem.recall.lexical import LexicalParams
+from chronomem.recall.view import KINDS, View
+from chronomem.text.entities import entity_key
+from chronomem.text.tokens import estimate_tokens, pack
+from chronomem.write.episodes import check_episode, insert_episode
+from chronomem.write.facts import SystemClock, insert_fact, new_fact_id, prepare
+
 from ._errors import ChronoMemError, FactNotActiveError, FactNotFoundError, InvalidFactError
-from ._lexical import LexicalParams
 from ._model import Contradiction, Episode, Fact, FactId
 from ._records import COLUMNS, parse_record, row_to_fact, row_to_item
-from ._retrieval import Candidate, check_weights, fuse
-from ._storage import open_storage
-from ._tokens import estimate_tokens, pack
 from ._validate import check_fact, check_id, check_opt_text, check_positive, check_text, check_time
-from ._view import KINDS, View
-from ._write import SystemClock, insert_fact, new_fact_id, prepare
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
@@ -385,7 +386,7 @@ class ChronoMem:
         For the command line's import, which restores chronica's sessions of the same file
         with the facts, all or nothing (see ``chronica.stores.sqlite.restore_batch``).
         """
-        from ._importing import import_all
+        from chronomem.write.importing import import_all
 
         parsed = [parse_record(r) for r in records]
         with self._db.write() as conn:

@@ -7,7 +7,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._episodes import ImportedEpisode
+from chronomem.write.episodes import ImportedEpisode
+
 from ._errors import InvalidFactError
 from ._isotime import read_time, record_time
 from ._model import Episode, Fact, from_us

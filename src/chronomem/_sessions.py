@@ -14,8 +14,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from chronica import ActumKind
+from chronomem.write.episodes import EpisodeInput, check_episode, insert_episode
 
-from ._episodes import EpisodeInput, check_episode, insert_episode
 from ._validate import MAX_CONTENT_BYTES
 
 if TYPE_CHECKING:

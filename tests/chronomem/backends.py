@@ -15,7 +15,7 @@ import psycopg.conninfo
 from chronica.stores.postgres import PostgresStore
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
-from chronomem._db import Database
+from chronomem.engine.sqlite.db import Database
 from tests.pgserver import dsn_url, with_dbname
 
 __all__ = [

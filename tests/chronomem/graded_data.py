@@ -315,7 +315,7 @@ def channel_table(
 ) -> dict[str, float]:
     """recall@k of each channel alone and of the default fused weights on one split (the
     tiers in ``memory``, an owner each, if given)."""
-    from chronomem._retrieval import DEFAULT_WEIGHTS
+    from chronomem.recall.fusion import DEFAULT_WEIGHTS
 
     tiers = _tiers(seed, memory)
     table = {name: recall_at(tiers, w, k) for name, w in ALONE.items()}

@@ -306,7 +306,7 @@ def test_the_core_imports_neither_way_in() -> None:
     # a library user pays for neither and the ways in can grow without touching the core.
     probe = (
         "import sys, chronomem, chronica\n"
-        "import chronomem._memory, chronomem._retrieval, chronomem._importing\n"
+        "import chronomem._memory, chronomem.recall.fusion, chronomem.write.importing\n"
         "loaded = [m for m in sys.modules if m.startswith(('chronomem.cli', 'chronomem.server'))]\n"
         "print(loaded)\n"
     )

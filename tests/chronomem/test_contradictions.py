@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from chronomem import ChronoMem
-from chronomem._contradictions import parse_claim, values_conflict
-from chronomem._entities import extract_entities
+from chronomem.claims.contradictions import parse_claim, values_conflict
+from chronomem.text.entities import extract_entities
 from tests.chronomem.backends import MemoryTarget, count, rows
 
 from .contradiction_pairs import HELD_OUT, NAMED, PAIRS, Pair, evaluate, judge, kinds
@@ -202,7 +202,7 @@ def test_a_long_fact_is_read_quickly() -> None:
 
 
 def test_reparse_moves_old_claims_to_the_current_reader(mem: ChronoMem) -> None:
-    from chronomem._contradictions import reparse_claims
+    from chronomem.claims.contradictions import reparse_claims
 
     vim = mem.remember("Alice uses Vim", category="tools")
     docker = mem.remember("Alice uses Docker", category="tools")

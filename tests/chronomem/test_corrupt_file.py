@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chronomem import ChronoMem, DatabaseError
-from chronomem._schema import _V1
+from chronomem.engine.sqlite.schema import _V1
 
 
 def _version_1_file(path: Path) -> None:

@@ -255,7 +255,7 @@ def test_a_version_1_file_is_migrated_with_its_facts_recallable(tmp_path: Path) 
     # and the new lexical index; every fact keeps its row and becomes findable again.
     import sqlite3
 
-    from chronomem._schema import _V1
+    from chronomem.engine.sqlite.schema import _V1
 
     path = tmp_path / "v1.db"
     conn = sqlite3.connect(path)

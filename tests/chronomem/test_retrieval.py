@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chronomem import ChronoMem, estimate_tokens
-from chronomem._retrieval import CHANNEL_DEPTH, RRF_K
+from chronomem.recall.fusion import CHANNEL_DEPTH, RRF_K
 from tests.chronomem.backends import MemoryTarget, sqlite_connection
 
 
@@ -126,7 +126,7 @@ def test_estimate_tokens() -> None:
 def _bulk(mem: ChronoMem, texts: list[str]) -> None:
     # White-box: one transaction for setup speed; the same insert code as remember().
     from chronomem._validate import check_fact
-    from chronomem._write import insert_fact, prepare
+    from chronomem.write.facts import insert_fact, prepare
 
     opts = {"category": None, "trust": 0.8, "confidence": 1.0, "valid_from": None}
     opts |= {"entities": None, "source": None, "metadata": None}

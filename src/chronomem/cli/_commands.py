@@ -59,7 +59,7 @@ def _db_path(args: argparse.Namespace) -> Target:
     if args.creates:
         return path
     if isinstance(path, str):  # a PostgreSQL DSN: asked without creating the memory
-        from chronomem._postgres_db import memory_exists, redacted
+        from chronomem.engine.postgres.db import memory_exists, redacted
 
         if not memory_exists(path):
             raise NotFound(

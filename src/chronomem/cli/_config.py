@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chronomem._storage import is_postgres
+from chronomem.engine.storage import is_postgres
 
 if TYPE_CHECKING:
     from chronica.stores.postgres import PostgresStore

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from chronica import ChronicaError, Chronicarius
 from chronica.stores.sqlite import SQLiteStore, restore_batch
 from chronomem import ChronoMem
-from chronomem._dialect import Conn
+from chronomem.engine.dialect import Conn
 
 from ._format import (
     ExportFormatError,

@@ -10,10 +10,10 @@ and holds it while SQLite makes a write wait, so a read on the same memory would
 the write. Before a write, the server therefore waits for SQLite's write lock on a connection
 of its own (:meth:`State.write`), releasing it at once; the memory's own write then finds the
 lock free, unless another process takes it in those microseconds. (A second ``ChronoMem`` for
-reads would avoid even that; it is safe since ``chronomem._schema.check_file`` stopped opening
-the database file itself.) chronica's ``SQLiteStore`` pools one
-connection per thread, so its reads never queue behind its writes. In WAL mode a read never
-waits for a writer.
+reads would avoid even that; it is safe since
+``chronomem.engine.sqlite.schema.check_file`` stopped opening the database file itself.)
+chronica's ``SQLiteStore`` pools one connection per thread, so its reads never queue behind its
+writes. In WAL mode a read never waits for a writer.
 
 On PostgreSQL (``--db postgresql://...``) the memory and ``PostgresStore`` each keep a pool of
 connections and the server takes row locks, not a database lock: writes run side by side, on

@@ -20,7 +20,7 @@ import psycopg_pool
 
 from chronica.stores._postgres_schema import quoted_schema
 from chronomem import DatabaseError
-from chronomem._postgres_db import redacted
+from chronomem.engine.postgres.db import redacted
 
 from ._sessions import SessionReader, Tables
 

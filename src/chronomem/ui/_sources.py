@@ -29,7 +29,7 @@ NO_MEMORY = "no memory in this database yet (restart the inspector once one is w
 def memory_exists(db: Path | str) -> bool:
     """Whether ``db`` holds a chronomem memory, asked without creating one."""
     if isinstance(db, str):
-        from chronomem._postgres_db import memory_exists as on_postgres
+        from chronomem.engine.postgres.db import memory_exists as on_postgres
 
         return on_postgres(db)
     conn = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True, timeout=10.0)
@@ -45,7 +45,7 @@ def memory_exists(db: Path | str) -> bool:
 def _where(db: Path | str) -> str:
     if isinstance(db, Path):
         return str(db)
-    from chronomem._postgres_db import redacted
+    from chronomem.engine.postgres.db import redacted
 
     return redacted(db)
 

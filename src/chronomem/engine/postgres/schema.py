@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from ._dialect import Conn
-from ._errors import DatabaseError, InvalidFactError
+from chronomem._errors import DatabaseError, InvalidFactError
+from chronomem.engine.dialect import Conn
 
 __all__ = ["SCHEMA_VERSION", "migrate", "quoted_schema"]
 

@@ -1,7 +1,7 @@
 """Which engine a memory runs on: a SQLite file by default, PostgreSQL given a DSN or a pool.
 
 Both offer the same three things (``write()`` and ``read()`` transactions yielding a
-:class:`~chronomem._dialect.Conn`, and ``close()``), so everything above this module is the
+:class:`~chronomem.engine.dialect.Conn`, and ``close()``), so everything above this module is the
 same code on both. psycopg is imported only when a PostgreSQL target is given: the core
 never needs the ``postgres`` extra.
 """
@@ -12,8 +12,8 @@ import os
 from contextlib import AbstractContextManager
 from typing import Protocol
 
-from ._dialect import Conn
-from ._errors import DatabaseError, InvalidFactError
+from chronomem._errors import DatabaseError, InvalidFactError
+from chronomem.engine.dialect import Conn
 
 __all__ = ["Storage", "is_postgres", "open_storage"]
 
@@ -57,7 +57,7 @@ def open_storage(target: object, *, synchronous: str, schema: str | None) -> Sto
     """Open (creating or migrating chronomem's tables) the database ``target`` names."""
     if is_postgres(target):
         try:
-            from ._postgres_db import PostgresDatabase
+            from chronomem.engine.postgres.db import PostgresDatabase
         except ImportError as e:
             raise DatabaseError(
                 "a PostgreSQL memory needs the postgres extra: pip install 'chronomem[postgres]'"
@@ -69,6 +69,6 @@ def open_storage(target: object, *, synchronous: str, schema: str | None) -> Sto
         raise InvalidFactError(
             "path", "must be a file path, a postgresql:// DSN or a psycopg_pool.ConnectionPool"
         )
-    from ._db import Database
+    from chronomem.engine.sqlite.db import Database
 
     return Database(target, synchronous=synchronous)

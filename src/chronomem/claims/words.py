@@ -6,8 +6,8 @@ their stem (:func:`._lexicon.stem`, Porter2), as the reader looks them up.
 
 from __future__ import annotations
 
-from ._lexicon import stem
-from ._tokens import terms
+from chronomem.text.lexicon import stem
+from chronomem.text.tokens import terms
 
 __all__ = [
     "ADVERBS",

@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ._claim_values import is_clock, is_datelike, normal_value, number
-from ._claim_words import (
+from chronomem.claims.values import is_clock, is_datelike, normal_value, number
+from chronomem.claims.words import (
     ADVERBS,
     AUXILIARIES,
     CHANGES,
@@ -51,9 +51,9 @@ from ._claim_words import (
     TIMELESS,
     VERBS,
 )
-from ._entities import entity_key
-from ._lexicon import stem
-from ._tokens import STOP_WORDS, terms
+from chronomem.text.entities import entity_key
+from chronomem.text.lexicon import stem
+from chronomem.text.tokens import STOP_WORDS, terms
 
 __all__ = ["Claim", "read_claim"]
 

@@ -14,8 +14,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from ._dialect import Conn
-from ._tokens import STOP_WORDS
+from chronomem.engine.dialect import Conn
+from chronomem.text.tokens import STOP_WORDS
 
 __all__ = ["entity_key", "extract_entities", "query_keys", "rekey_entities"]
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ._dialect import Conn
-from ._episodes import ImportedEpisode
-from ._errors import InvalidFactError
-from ._records import ImportedFact
-from ._write import insert_fact, prepare
+from chronomem._errors import InvalidFactError
+from chronomem._records import ImportedFact
+from chronomem.engine.dialect import Conn
+from chronomem.write.episodes import ImportedEpisode
+from chronomem.write.facts import insert_fact, prepare
 
 __all__ = ["import_all"]
 

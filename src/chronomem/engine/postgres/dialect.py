@@ -20,7 +20,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ._dialect import POOL_COLUMNS, Conn, first_of_each
+from chronomem.engine.dialect import POOL_COLUMNS, Conn, first_of_each
 
 __all__ = ["POSTGRES", "SHARDS"]
 
@@ -36,7 +36,7 @@ _SHARD = f"""coalesce(
 
 
 class PostgresDialect:
-    """The :class:`~chronomem._dialect.Dialect` of PostgreSQL."""
+    """The :class:`~chronomem.engine.dialect.Dialect` of PostgreSQL."""
 
     for_update = " FOR UPDATE"
     null_safe_equal = "IS NOT DISTINCT FROM"

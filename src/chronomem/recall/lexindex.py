@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._dialect import Conn
-from ._lexicon import index_terms
+from chronomem.engine.dialect import Conn
+from chronomem.text.lexicon import index_terms
 
 __all__ = ["FIELD_WEIGHTS", "context_of", "index_document", "weighted_length"]
 

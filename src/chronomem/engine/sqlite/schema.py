@@ -12,10 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from chronica.stores.sqlite import integrity_problems
-
-from ._errors import DatabaseError
-from ._lexindex import index_document
-from ._sqlite_dialect import SQLiteConnection
+from chronomem._errors import DatabaseError
+from chronomem.engine.sqlite.dialect import SQLiteConnection
+from chronomem.recall.lexindex import index_document
 
 __all__ = ["SCHEMA_VERSION", "check_file", "check_integrity", "check_tables", "migrate"]
 
@@ -129,8 +128,8 @@ def _v2(conn: SQLiteConnection) -> None:
 def _v3(conn: SQLiteConnection) -> None:
     """Entity keys fold punctuation next to a model code (``ThinkPad-T14``); speakers are keyed
     the same way; claims are read by the current claim reader."""
-    from ._contradictions import reparse_claims
-    from ._entities import entity_key, rekey_entities
+    from chronomem.claims.contradictions import reparse_claims
+    from chronomem.text.entities import entity_key, rekey_entities
 
     rekey_entities(conn)
     speakers = conn.execute(

@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ._claims import Claim, read_claim
-from ._dialect import Conn
-from ._lexicon import stem
-from ._model import Contradiction
+from chronomem._model import Contradiction
+from chronomem.claims.reader import Claim, read_claim
+from chronomem.engine.dialect import Conn
+from chronomem.text.lexicon import stem
 
 __all__ = [
     "conflicting_ids",
@@ -164,7 +164,7 @@ def reparse_claims(conn: Conn) -> int:
     """Store every fact's claim as the current reader reads it; returns the rows changed.
 
     For a schema migration, inside its write transaction, after
-    :func:`~chronomem._entities.rekey_entities` (a claim names its subject by entity key).
+    :func:`~chronomem.text.entities.rekey_entities` (a claim names its subject by entity key).
     Facts written by an older reader keep their old ``attr``/``value`` until this runs, and
     compare with new facts by those. Rows without entities (episodes among them) never take part
     in a contradiction and are left alone.

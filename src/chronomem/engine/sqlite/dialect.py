@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from ._dialect import POOL_COLUMNS, Conn, first_of_each
+from chronomem.engine.dialect import POOL_COLUMNS, Conn, first_of_each
 
 __all__ = ["SQLITE", "SQLiteConnection"]
 
@@ -26,7 +26,7 @@ def _match(terms: Sequence[str]) -> str:
 
 
 class SQLiteDialect:
-    """The :class:`~chronomem._dialect.Dialect` of SQLite."""
+    """The :class:`~chronomem.engine.dialect.Dialect` of SQLite."""
 
     for_update = ""
     null_safe_equal = "IS"

@@ -22,10 +22,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._entities import entity_key
-from ._lexicon import TIME_TERMS, query_terms, stem
-from ._lexindex import FIELD_WEIGHTS
-from ._timespan import DAY_US, question_span
+from chronomem.recall.lexindex import FIELD_WEIGHTS
+from chronomem.text.entities import entity_key
+from chronomem.text.lexicon import TIME_TERMS, query_terms, stem
+from chronomem.text.timespan import DAY_US, question_span
 
 __all__ = ["LexicalParams", "LexicalQuery", "PoolRow", "parse_query", "score_pool", "speaker_keys"]
 

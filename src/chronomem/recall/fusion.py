@@ -26,10 +26,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ._dialect import Conn
-from ._entities import entity_key, query_keys
-from ._errors import InvalidFactError
-from ._lexical import (
+from chronomem._errors import InvalidFactError
+from chronomem.engine.dialect import Conn
+from chronomem.recall.lexical import (
     LexicalParams,
     LexicalQuery,
     PoolRow,
@@ -37,9 +36,10 @@ from ._lexical import (
     score_pool,
     speaker_keys,
 )
-from ._lexicon import query_terms
-from ._tokens import terms as jaccard_terms
-from ._view import View
+from chronomem.recall.view import View
+from chronomem.text.entities import entity_key, query_keys
+from chronomem.text.lexicon import query_terms
+from chronomem.text.tokens import terms as jaccard_terms
 
 __all__ = ["CHANNELS", "DEFAULT_WEIGHTS", "Candidate", "check_weights", "fuse"]
 

@@ -13,13 +13,13 @@ import threading
 import time
 from dataclasses import dataclass
 
-from ._contradictions import conflicting_ids, parse_claim
-from ._dialect import Conn
-from ._entities import entity_key, extract_entities
-from ._lexindex import index_document
-from ._model import FactId
-from ._tokens import terms
-from ._validate import FactInput
+from chronomem._model import FactId
+from chronomem._validate import FactInput
+from chronomem.claims.contradictions import conflicting_ids, parse_claim
+from chronomem.engine.dialect import Conn
+from chronomem.recall.lexindex import index_document
+from chronomem.text.entities import entity_key, extract_entities
+from chronomem.text.tokens import terms
 
 __all__ = ["Prepared", "SystemClock", "insert_fact", "new_fact_id", "prepare"]
 

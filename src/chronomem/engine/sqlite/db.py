@@ -27,10 +27,15 @@ from collections.abc import Iterator
 # One implementation of the WAL switch and the connection settings for both packages of this
 # distribution: they share the file, so it must never run under two policies.
 from chronica.stores.sqlite import configure, create_private, enable_wal
-
-from ._errors import DatabaseError
-from ._schema import SCHEMA_VERSION, check_file, check_integrity, check_tables, migrate
-from ._sqlite_dialect import SQLiteConnection
+from chronomem._errors import DatabaseError
+from chronomem.engine.sqlite.dialect import SQLiteConnection
+from chronomem.engine.sqlite.schema import (
+    SCHEMA_VERSION,
+    check_file,
+    check_integrity,
+    check_tables,
+    migrate,
+)
 
 __all__ = ["Database"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import snowballstemmer
 
-from ._tokens import STOP_WORDS
+from chronomem.text.tokens import STOP_WORDS
 
 __all__ = ["QUESTION_WORDS", "TIME_TERMS", "index_terms", "query_terms", "stem"]
 

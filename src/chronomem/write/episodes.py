@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._dialect import Conn
-from ._entities import entity_key
-from ._errors import InvalidFactError
-from ._isotime import read_time, record_time
-from ._lexindex import context_of, index_document
-from ._validate import _check_metadata, check_id, check_opt_text, check_text, check_time
-from ._write import new_fact_id
+from chronomem._errors import InvalidFactError
+from chronomem._isotime import read_time, record_time
+from chronomem._validate import _check_metadata, check_id, check_opt_text, check_text, check_time
+from chronomem.engine.dialect import Conn
+from chronomem.recall.lexindex import context_of, index_document
+from chronomem.text.entities import entity_key
+from chronomem.write.facts import new_fact_id
 
 __all__ = ["EpisodeInput", "ImportedEpisode", "check_episode", "insert_episode"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from ._claim_words import CUT_WORDS, FILLERS
-from ._tokens import STOP_WORDS
+from chronomem.claims.words import CUT_WORDS, FILLERS
+from chronomem.text.tokens import STOP_WORDS
 
 __all__ = ["is_clock", "is_datelike", "normal_value", "number"]
 

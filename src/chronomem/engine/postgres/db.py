@@ -26,10 +26,10 @@ import psycopg
 import psycopg.conninfo
 import psycopg_pool
 
-from ._dialect import Dialect
-from ._errors import DatabaseError, InvalidFactError
-from ._postgres_dialect import POSTGRES
-from ._postgres_schema import SCHEMA_VERSION, migrate, quoted_schema
+from chronomem._errors import DatabaseError, InvalidFactError
+from chronomem.engine.dialect import Dialect
+from chronomem.engine.postgres.dialect import POSTGRES
+from chronomem.engine.postgres.schema import SCHEMA_VERSION, migrate, quoted_schema
 
 __all__ = ["PostgresDatabase", "memory_exists", "redacted"]
 

@@ -1,0 +1,1 @@
+"""chronomem on SQLite: one connection per memory behind a lock, WAL, versioned migrations."""
