@@ -32,7 +32,7 @@ from chronica import demo as chronica_demo
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem, ChronoMemError, Episode, Fact
 
-from .cli._output import count, timeline_lines
+from ._doors.text import count, timeline_lines
 
 __all__ = ["DEFAULT_DB", "DemoFileError", "main", "run"]
 

@@ -24,9 +24,9 @@ from chronica import (
     ChronicumNotFoundError,
 )
 from chronomem import ChronoMem
+from chronomem._doors.settings import open_session_store
 from chronomem._isotime import parse_time
 from chronomem.cli import build_parser, main
-from chronomem.cli._config import open_session_store
 from chronomem.cli._output import Progress
 from tests.chronomem.backends import Databases, Target, is_untouched
 

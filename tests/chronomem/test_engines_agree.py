@@ -17,8 +17,8 @@ import pytest
 
 from chronica import ActorKind, Actum, ActumKind, Chronicarius
 from chronomem import ChronoMem
+from chronomem._doors.settings import open_session_store
 from chronomem.cli import main
-from chronomem.cli._config import open_session_store
 from tests.chronomem import graded_data
 from tests.chronomem.backends import dsn_url
 

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client, ClientSession
 
 from chronomem import ChronoMem, ChronoMemError, cli, server
-from chronomem.cli._config import resolve_owner
+from chronomem._doors.settings import resolve_owner
 from chronomem.cli._transfer import ExportFormatError
 from tests.chronomem.backends import Databases, Target
 

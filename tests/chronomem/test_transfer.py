@@ -11,8 +11,8 @@ import pytest
 
 from chronica import ActorKind, Actum, ActumKind, Chronicarius
 from chronomem import ChronoMem
+from chronomem._doors.settings import open_session_store
 from chronomem.cli import main
-from chronomem.cli._config import open_session_store
 from chronomem.cli._format import written_lines
 from tests.chronomem.backends import Databases, Target, is_untouched
 

@@ -21,6 +21,8 @@ from chronomem import (
     FactNotFoundError,
     InvalidFactError,
 )
+from chronomem._doors.arguments import add_target_arguments
+from chronomem._doors.settings import SettingsError, resolve_db, resolve_owner, without_password
 
 from ._commands import (
     EXIT_EMPTY,
@@ -41,7 +43,6 @@ from ._commands import (
     cmd_supersede,
     cmd_timeline,
 )
-from ._config import DEFAULT_DB, DEFAULT_OWNER
 from ._transfer import ExportFormatError
 
 __all__ = ["build_parser", "main"]
@@ -53,13 +54,7 @@ _Handler = Callable[[argparse.Namespace], int]
 
 def _common() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--db",
-        help=f"SQLite file or postgresql:// DSN (env CHRONOMEM_DB, default {DEFAULT_DB})",
-    )
-    common.add_argument(
-        "--owner", help=f"whose memory (env CHRONOMEM_OWNER, default {DEFAULT_OWNER!r})"
-    )
+    add_target_arguments(common)
     common.add_argument("--json", action="store_true", help="print JSON for scripts")
     return common
 
@@ -238,17 +233,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ui_main(argv[1:], prog="chronomem ui")
     args = build_parser().parse_args(argv)
     try:
+        # Refused before anything is opened or created (CHRONOMEM_OWNER= names no one).
+        if "owner" in args:
+            resolve_owner(args.owner, os.environ)
+    except SettingsError as e:
+        print(f"chronomem {args.command}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
         return int(args.handler(args))
     except BrokenPipeError:
         # The reader (``| head``) left; say nothing more and do not fail loudly.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  # interpreter flushes it at exit
         return EXIT_OK
     except (Usage, InvalidFactError, ExportFormatError) as e:
-        print(f"chronomem {args.command}: {e}", file=sys.stderr)
+        _say(args, e)
         return EXIT_USAGE
     except (NotFound, FactNotFoundError, FactNotActiveError) as e:
-        print(f"chronomem {args.command}: {e}", file=sys.stderr)
+        _say(args, e)
         return EXIT_EMPTY
     except (ChronoMemError, ChronicaError, OSError) as e:
-        print(f"chronomem {args.command}: {e}", file=sys.stderr)
+        _say(args, e)
         return EXIT_EMPTY
+
+
+def _say(args: argparse.Namespace, error: BaseException) -> None:
+    """Print why ``args.command`` failed; a library's message may quote the database's DSN,
+    so its password is blanked whatever wrote it."""
+    db = resolve_db(getattr(args, "db", None), os.environ)
+    print(f"chronomem {args.command}: {without_password(str(error), db)}", file=sys.stderr)

@@ -16,10 +16,17 @@ from datetime import datetime
 from typing import Any, BinaryIO
 
 from chronomem import ChronoMem
+from chronomem._doors.settings import (
+    Target,
+    open_session_store,
+    resolve_db,
+    resolve_owner,
+    shown,
+)
+from chronomem._doors.text import count, recall_summary
 from chronomem._isotime import parse_time
 
 from . import _output as show
-from ._config import Target, open_session_store, resolve_db, resolve_owner
 
 __all__ = [
     "EXIT_EMPTY",
@@ -59,14 +66,15 @@ def _db_path(args: argparse.Namespace) -> Target:
     if args.creates:
         return path
     if isinstance(path, str):  # a PostgreSQL DSN: asked without creating the memory
-        from chronomem.engine.postgres.db import memory_exists, redacted
+        from chronomem.engine.postgres.db import memory_exists
 
-        if not memory_exists(path):
-            raise NotFound(
-                f"{redacted(path)}: not found (no memory there yet; 'chronomem remember' makes one)"
-            )
-    elif not path.exists():
-        raise NotFound(f"{path}: not found (no memory there yet; 'chronomem remember' makes one)")
+        exists = memory_exists(path)
+    else:
+        exists = path.exists()
+    if not exists:
+        raise NotFound(
+            f"{shown(path)}: not found (no memory there yet; 'chronomem remember' makes one)"
+        )
     return path
 
 
@@ -178,7 +186,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         show.dump_json([item.to_dict() for item in found])
     elif found:
         show.show_recalled(found)
-        print(f"\n{show.recall_summary(found)}")
+        print(f"\n{recall_summary(found)}")
     else:
         print("nothing recalled", file=sys.stderr)
     return EXIT_OK if found else EXIT_EMPTY
@@ -258,8 +266,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.json:
         show.dump_json(result)
     else:
-        sessions = show.count(len(loaded.chronica), "session")
-        print(f"imported {show.count(facts, 'new fact')}, {sessions} ({acta} acta)")
+        sessions = count(len(loaded.chronica), "session")
+        print(f"imported {count(facts, 'new fact')}, {sessions} ({acta} acta)")
     return EXIT_OK if loaded.count else EXIT_EMPTY
 
 

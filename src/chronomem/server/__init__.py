@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from chronica import ChronicaError
 from chronomem import ChronoMem, ChronoMemError
-from chronomem.cli._config import DEFAULT_DB, open_session_store
+from chronomem._doors.settings import DEFAULT_DB, open_session_store, shown, without_password
 
 from ._config import ServerConfig, ServerConfigError, add_server_arguments, config_from_args
 
@@ -68,7 +68,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "python -m chronomem.
     try:
         _check_database(config)
     except (ChronoMemError, ChronicaError) as e:
-        print(f"{prog}: cannot use {config.db}: {e}", file=sys.stderr)
+        # A driver's message may quote the DSN, password and all: blanked, as the name is.
+        reason = without_password(str(e), config.db)
+        print(f"{prog}: cannot use {shown(config.db)}: {reason}", file=sys.stderr)
         return 1
     serve(config)
     return 0

@@ -20,6 +20,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
 
+from chronomem._doors.settings import shown
+
 from ._config import ServerConfig
 from ._state import State, open_state
 from ._stdio import serve_stdio
@@ -143,7 +145,7 @@ def serve(config: ServerConfig) -> None:
     auth = "bearer token required" if config.token else "no token (loopback only)"
     print(
         f"chronomem: serving MCP over streamable HTTP at http://{_url_host(host)}:{port}/mcp "
-        f"({auth}; db {config.db}; owner {config.owner})",
+        f"({auth}; db {shown(config.db)}; owner {config.owner})",
         file=sys.stderr,
         flush=True,
     )

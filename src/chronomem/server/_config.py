@@ -1,45 +1,34 @@
 """How the server is configured: its transport, its token and the hosts it answers.
 
-The database and the owner are read exactly as the command line reads them
-(:mod:`chronomem.cli._config`); this module adds what only a server needs. Nothing here
-imports the MCP SDK, so a bad flag is a quick message.
+The database, the owner, ``--http`` and who may connect are read as every door reads them
+(:mod:`chronomem._doors`); this module adds what only a server needs. Nothing here imports the
+MCP SDK, so a bad flag is a quick message.
 """
 
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from chronomem import ChronoMemError
-from chronomem.cli._config import DEFAULT_DB, DEFAULT_OWNER, Target, resolve_db, resolve_owner
+from chronomem._doors.access import token_for
+from chronomem._doors.arguments import HttpFlag, add_target_arguments
+from chronomem._doors.settings import SettingsError, Target, parse_http, resolve_db, resolve_owner
 
 __all__ = [
     "DEFAULT_MAX_SESSIONS",
     "DEFAULT_PORT",
     "DEFAULT_SESSION_IDLE",
-    "MIN_TOKEN_CHARS",
     "ServerConfig",
     "ServerConfigError",
     "add_server_arguments",
-    "check_token",
     "config_from_args",
-    "is_loopback",
 ]
 
 DEFAULT_PORT = 8765
-_LOOPBACK_NAMES = ("localhost",)
-
-MIN_TOKEN_CHARS = 32
-"""Shortest bearer token accepted on a network bind: 32 random URL-safe characters are about
-190 bits, far beyond guessing; the memory behind it is private."""
-
-MIN_TOKEN_DISTINCT = 10
-"""Fewest different characters in such a token: "aaaa...a" or "1212...12" is long, not secret.
-A random hex token of 32 digits has about 16."""
+"""The MCP server's port in examples; the inspector's default is one above it."""
 
 DEFAULT_MAX_SESSIONS = 100
 """Open HTTP sessions at most: a personal memory has a handful of clients, and each session
@@ -49,10 +38,10 @@ DEFAULT_SESSION_IDLE = 900.0
 """Seconds a session may sit with no request in flight before it is closed. An open event
 stream counts as activity, so a connected client is never cut off; an abandoned session is."""
 
-TOKEN_ADVICE = 'make one with: python -c "import secrets; print(secrets.token_urlsafe(32))"'
+_BEARER = "a bearer token: set CHRONOMEM_TOKEN (clients send 'Authorization: Bearer <token>')"
 
 
-class ServerConfigError(ChronoMemError, ValueError):
+class ServerConfigError(SettingsError):
     """The server was asked to start in a way that is unsafe or impossible."""
 
 
@@ -70,30 +59,6 @@ class ServerConfig:
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
 
 
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names this machine only (so HTTP on it needs no token)."""
-    if host in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _parse_http(value: str) -> tuple[str, int]:
-    host, sep, port_text = value.rpartition(":")
-    if not sep:
-        host, port_text = "", value
-    host = host.strip("[]") or "127.0.0.1"
-    try:
-        port = int(port_text)
-    except ValueError:
-        raise ServerConfigError(f"--http expects HOST:PORT, got {value!r}") from None
-    if not 0 < port < 65536:
-        raise ServerConfigError(f"--http port must be 1-65535, got {port}")
-    return host, port
-
-
 def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
     """An argparse type: a finite number above zero (argparse turns the error into usage)."""
 
@@ -109,25 +74,11 @@ def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the flags of ``chronomem serve`` / ``python -m chronomem.server`` to ``parser``."""
-    parser.add_argument(
-        "--db",
-        help=f"SQLite file or postgresql:// DSN (env CHRONOMEM_DB, default {DEFAULT_DB})",
-    )
-    parser.add_argument(
-        "--owner", help=f"whose memory this is (env CHRONOMEM_OWNER, default {DEFAULT_OWNER!r})"
-    )
-    parser.add_argument(
-        "--http",
-        metavar="HOST:PORT",
-        help=f"serve streamable HTTP instead of stdio (e.g. 127.0.0.1:{DEFAULT_PORT}); "
-        "a non-loopback HOST needs CHRONOMEM_TOKEN",
-    )
-    parser.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="extra Host header value accepted over HTTP (DNS-rebinding protection stays on)",
+    add_target_arguments(
+        parser,
+        http=HttpFlag(
+            purpose="serve streamable HTTP instead of stdio", example=f"127.0.0.1:{DEFAULT_PORT}"
+        ),
     )
     parser.add_argument(
         "--max-sessions",
@@ -152,42 +103,21 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def check_token(token: str, host: str) -> None:
-    """Refuse a bearer token that could be guessed, for a bind other machines can reach.
-
-    Anyone who can reach the port may try tokens as fast as the server answers, so a short
-    or repetitive one guards nothing.
-    """
-    problem = None
-    if len(token) < MIN_TOKEN_CHARS:
-        problem = f"is {len(token)} characters; at least {MIN_TOKEN_CHARS} are needed"
-    elif len(set(token)) < MIN_TOKEN_DISTINCT:
-        problem = (
-            f"uses only {len(set(token))} different characters; "
-            f"a random token uses at least {MIN_TOKEN_DISTINCT}"
-        )
-    if problem:
-        raise ServerConfigError(
-            f"refusing to serve on non-loopback address {host!r}: CHRONOMEM_TOKEN {problem}, "
-            f"so it could be guessed by anyone who reaches the port; {TOKEN_ADVICE}"
-        )
-
-
 def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> ServerConfig:
-    """Build a :class:`ServerConfig`; refuse an exposed HTTP bind without a strong token."""
-    http = _parse_http(args.http) if args.http else None
-    token = environ.get("CHRONOMEM_TOKEN") or None
-    if http is not None and not is_loopback(http[0]):
-        if token is None:
-            raise ServerConfigError(
-                f"refusing to serve on non-loopback address {http[0]!r} without a bearer token: "
-                "set CHRONOMEM_TOKEN (clients send 'Authorization: Bearer <token>'); "
-                + TOKEN_ADVICE
-            )
-        check_token(token, http[0])
+    """Build a :class:`ServerConfig`; refuse an empty owner, and an exposed HTTP bind without
+    a strong token."""
+    try:
+        owner = resolve_owner(args.owner, environ)
+        http = parse_http(args.http) if args.http else None
+        if http is None:
+            token = environ.get("CHRONOMEM_TOKEN") or None
+        else:
+            token = token_for(http[0], environ, how=_BEARER)
+    except SettingsError as e:
+        raise ServerConfigError(str(e)) from None
     return ServerConfig(
         db=resolve_db(args.db, environ, create=True),  # the server writes
-        owner=resolve_owner(args.owner, environ),
+        owner=owner,
         http=http,
         token=token,
         allowed_hosts=tuple(args.allow_host),

@@ -36,7 +36,7 @@ import anyio.to_thread
 from chronica import Chronicarius
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
-from chronomem.cli._config import Target, open_session_store
+from chronomem._doors.settings import Target, open_session_store
 
 if TYPE_CHECKING:
     from chronica.stores.postgres import PostgresStore

@@ -20,8 +20,8 @@ from pydantic import Field
 
 from chronica import ActorKind, Actum, ActumKind, ChronicaError
 from chronomem import ChronoMemError
+from chronomem._doors.text import count, recall_summary
 from chronomem._validate import check_text
-from chronomem.cli._output import count, recall_summary
 
 from ._output import (
     ActaOut,

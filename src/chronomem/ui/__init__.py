@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 
 from chronomem import ChronoMemError
+from chronomem._doors.settings import without_password
 
 from ._app import Sources, build_app
 from ._config import UiConfig, UiConfigError, add_ui_arguments, config_from_args
@@ -45,7 +46,8 @@ def serve(config: UiConfig, *, prog: str = "chronomem ui") -> int:
         # wrong is one readable line, not a startup traceback.
         sources = Sources.open(config.db, config.owner)
     except ChronoMemError as e:
-        print(f"{prog}: {e}", file=sys.stderr)
+        # A driver's message may quote the DSN, password and all.
+        print(f"{prog}: {without_password(str(e), config.db)}", file=sys.stderr)
         return 1
     print(
         f"chronomem ui: {_url(config)} (read-only; db {sources.db}; owner {config.owner})",

@@ -1,11 +1,11 @@
 """How ``chronomem ui`` is configured: the database, the owner, the address, the token.
 
-The rules for who may connect are the MCP server's (:mod:`chronomem.server._config`), reused
-rather than restated: loopback needs nothing, any other address needs ``CHRONOMEM_TOKEN`` and
-a token strong enough not to be guessed, and the Host header is checked either way
-(DNS-rebinding protection). Only the database rule differs: the inspector reads, so it never
-creates a file or a folder; a PostgreSQL DSN is taken as given (nothing is created there
-either: see :mod:`chronomem.ui._sources`).
+The rules for who may connect are every door's (:mod:`chronomem._doors.access`), shared with
+the MCP server rather than restated: loopback needs nothing, any other address needs
+``CHRONOMEM_TOKEN`` and a token strong enough not to be guessed, and the Host header is
+checked either way (DNS-rebinding protection). Only the database rule differs: the inspector
+reads, so it never creates a file or a folder; a PostgreSQL DSN is taken as given (nothing is
+created there either: see :mod:`chronomem.ui._sources`).
 """
 
 from __future__ import annotations
@@ -16,14 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from chronomem.cli._config import DEFAULT_DB, DEFAULT_OWNER, resolve_db, resolve_owner
-from chronomem.server._config import (
-    TOKEN_ADVICE,
-    ServerConfigError,
-    _parse_http,
-    check_token,
-    is_loopback,
-)
+from chronomem._doors.access import token_for
+from chronomem._doors.arguments import HttpFlag, add_target_arguments
+from chronomem._doors.settings import SettingsError, parse_http, resolve_db, resolve_owner
 
 __all__ = ["DEFAULT_UI_PORT", "UiConfig", "UiConfigError", "add_ui_arguments", "config_from_args"]
 
@@ -31,7 +26,10 @@ DEFAULT_UI_PORT = 8766
 """One above the MCP server's default, so both can run side by side on one machine."""
 
 
-class UiConfigError(ServerConfigError):
+_COOKIE = "a token: set CHRONOMEM_TOKEN and open the printed URL once (it sets a cookie)"
+
+
+class UiConfigError(SettingsError):
     """The inspector was asked to start in a way that is unsafe or impossible."""
 
 
@@ -63,53 +61,27 @@ class UiConfig:
 
 def add_ui_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the flags of ``chronomem ui`` to ``parser``."""
-    parser.add_argument(
-        "--db",
-        help=f"SQLite file or postgresql:// DSN (env CHRONOMEM_DB, default {DEFAULT_DB})",
-    )
-    parser.add_argument(
-        "--owner", help=f"whose memory (env CHRONOMEM_OWNER, default {DEFAULT_OWNER!r})"
-    )
-    parser.add_argument(
-        "--http",
-        metavar="HOST:PORT",
-        default=f"127.0.0.1:{DEFAULT_UI_PORT}",
-        help=f"address to serve (default 127.0.0.1:{DEFAULT_UI_PORT}); "
-        "a non-loopback HOST needs CHRONOMEM_TOKEN",
-    )
-    parser.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="extra Host header value accepted (DNS-rebinding protection stays on)",
+    address = f"127.0.0.1:{DEFAULT_UI_PORT}"
+    add_target_arguments(
+        parser, http=HttpFlag(purpose="address to serve", example=address, default=address)
     )
 
 
 def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> UiConfig:
-    """Build a :class:`UiConfig`; refuse an exposed bind without a strong token, and a
-    database file that does not exist (reading creates nothing)."""
+    """Build a :class:`UiConfig`; refuse an empty owner, an exposed bind without a strong
+    token, and a database file that does not exist (reading creates nothing)."""
     try:
-        host, port = _parse_http(args.http)
-    except ServerConfigError as e:
+        owner = resolve_owner(args.owner, environ)
+        host, port = parse_http(args.http)
+        token = token_for(host, environ, how=_COOKIE)
+    except SettingsError as e:
         raise UiConfigError(str(e)) from None
-    token = environ.get("CHRONOMEM_TOKEN") or None
-    if not is_loopback(host):
-        if token is None:
-            raise UiConfigError(
-                f"refusing to serve on non-loopback address {host!r} without a token: set "
-                "CHRONOMEM_TOKEN and open the printed URL once (it sets a cookie); " + TOKEN_ADVICE
-            )
-        try:
-            check_token(token, host)
-        except ServerConfigError as e:
-            raise UiConfigError(str(e)) from None
     db = resolve_db(args.db, environ)
     if isinstance(db, Path) and not os.path.exists(db):
         raise UiConfigError(f"{db}: not found (the inspector reads an existing memory)")
     return UiConfig(
         db=db,
-        owner=resolve_owner(args.owner, environ),
+        owner=owner,
         host=host,
         port=port,
         token=token,

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
+import urllib.parse
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -31,7 +33,7 @@ from chronomem.engine.dialect import Dialect
 from chronomem.engine.postgres.dialect import POSTGRES
 from chronomem.engine.postgres.schema import SCHEMA_VERSION, migrate, quoted_schema
 
-__all__ = ["PostgresDatabase", "memory_exists", "redacted"]
+__all__ = ["PostgresDatabase", "memory_exists", "redacted", "scrubbed"]
 
 _POOL_TIMEOUT_SECONDS = 60.0
 
@@ -84,6 +86,49 @@ def redacted(dsn: str) -> str:
     return f"postgresql://{f'{user}@' if user else ''}{where}"
 
 
+_KEYWORD_PASSWORD = re.compile(r"(?:^|[\s?&])password\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&#]+)")
+
+
+def _passwords(dsn: str) -> set[str]:
+    """Every way ``dsn``'s password may be spelt in a message: as written and decoded, from
+    the URL's user part (read by hand, so a DSN libpq rejects is covered too), a ``password=``
+    query parameter or keyword. Over-inclusive on an odd DSN, which only blanks more."""
+    found: set[str] = set()
+    _, sep, rest = dsn.partition("://")
+    if sep:
+        # The user part ends at an "@", but a bare "@" may sit in the password: try each.
+        at = rest.find("@")
+        while at != -1:
+            password = rest[:at].partition(":")[2]
+            found.update((password, urllib.parse.unquote(password)))
+            at = rest.find("@", at + 1)
+    for match in _KEYWORD_PASSWORD.finditer(dsn):
+        value = match.group(1)
+        found.update((value, urllib.parse.unquote(value), value.strip("'").replace("\\", "")))
+    return {p for p in found if p}
+
+
+def scrubbed(text: str, dsn: str) -> str:
+    """``text``, a driver's message about ``dsn``, with its password blanked out.
+
+    libpq quotes the part of a DSN it cannot read (``invalid percent-encoded token:
+    "pa%ss"``), which can be the password itself: such a message is never shown as it came.
+    """
+    for secret in sorted(_passwords(dsn), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
+def _cannot_open(where: str, error: psycopg.Error, dsn: str) -> DatabaseError:
+    message = scrubbed(str(error), dsn)
+    failure = DatabaseError(f"cannot open {where}: {message}")
+    # A driver error that quoted the password must not travel on as this one's cause either
+    # (a traceback would print it); a clean one stays chained for whoever debugs.
+    failure.__cause__ = error if message == str(error) else None
+    failure.__suppress_context__ = True
+    return failure
+
+
 def memory_exists(dsn: str, schema: str = "chronomem") -> bool:
     """Whether ``schema`` on the server holds a chronomem memory, checked without creating
     anything: for a command that only reads, which must not create a memory to say that
@@ -96,7 +141,7 @@ def memory_exists(dsn: str, schema: str = "chronomem") -> bool:
                 (schema,),
             ).fetchone()
     except psycopg.Error as e:
-        raise DatabaseError(f"cannot open {redacted(dsn)}: {e}") from e
+        raise _cannot_open(redacted(dsn), e, dsn)  # noqa: B904  # the cause is chosen there
     return bool(row and row[0])
 
 
@@ -166,7 +211,7 @@ class PostgresDatabase:
             with psycopg.connect(dsn, connect_timeout=10, **options) as raw, raw.transaction():
                 migrate(PostgresConnection(raw), self.schema)
         except psycopg.Error as e:
-            raise DatabaseError(f"cannot open {self.path}: {e}") from e
+            raise _cannot_open(self.path, e, dsn)  # noqa: B904  # the cause is chosen there
 
     @contextlib.contextmanager
     def _transaction(self, *, read_only: bool) -> Iterator[PostgresConnection]:
