@@ -20,13 +20,23 @@ from ._errors import (
     CorruptDatabaseError,
     DuplicateActumError,
     EmptyOwnerIDError,
+    EraseUnsupportedError,
     IdempotencyUnsupportedError,
     InvalidActumError,
     InvalidArgumentError,
     RestoreUnsupportedError,
     StoreError,
 )
-from ._model import ActorKind, Actum, ActumKind, Chronicum
+from ._model import (
+    ActaPage,
+    ActorKind,
+    Actum,
+    ActumEntry,
+    ActumKind,
+    ChronicaCounts,
+    Chronicum,
+    ChronicumSummary,
+)
 from ._restore import RestoreBatch
 from ._validation import (
     MAX_CONTENT_BYTES,
@@ -34,26 +44,40 @@ from ._validation import (
     MAX_METADATA_BYTES,
     MAX_METADATA_DEPTH,
 )
-from .store import BatchStore, IdempotentStore, RestorableStore, Store
+from .store import (
+    BatchStore,
+    BrowsableStore,
+    ErasableStore,
+    IdempotentStore,
+    RestorableStore,
+    Store,
+)
 
 __all__ = [
     "MAX_CONTENT_BYTES",
     "MAX_ID_CHARS",
     "MAX_METADATA_BYTES",
     "MAX_METADATA_DEPTH",
+    "ActaPage",
     "ActorKind",
     "Actum",
+    "ActumEntry",
     "ActumKind",
     "AsyncChronicarius",
     "BatchStore",
+    "BrowsableStore",
+    "ChronicaCounts",
     "ChronicaError",
     "ChronicaTypeError",
     "Chronicarius",
     "Chronicum",
     "ChronicumNotFoundError",
+    "ChronicumSummary",
     "CorruptDatabaseError",
     "DuplicateActumError",
     "EmptyOwnerIDError",
+    "ErasableStore",
+    "EraseUnsupportedError",
     "IdempotencyUnsupportedError",
     "IdempotentStore",
     "InvalidActumError",

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Iterable, Sequence
 
 from ._chronicarius import Chronicarius
-from ._model import ActorKind, Actum, ActumKind, Chronicum
+from ._model import ActorKind, Actum, ActumKind, ChronicaCounts, Chronicum
 from .store import Store
 
 __all__ = ["AsyncChronicarius"]
@@ -72,3 +72,7 @@ class AsyncChronicarius:
     async def get_chronicum(self, owner_id: str, chronicum_id: str) -> Chronicum:
         """See :meth:`Chronicarius.get_chronicum`."""
         return await asyncio.to_thread(self._sync.get_chronicum, owner_id, chronicum_id)
+
+    async def erase_owner(self, owner_id: str) -> ChronicaCounts:
+        """See :meth:`Chronicarius.erase_owner` (an operator's act, never an agent's)."""
+        return await asyncio.to_thread(self._sync.erase_owner, owner_id)

@@ -12,14 +12,15 @@ from collections.abc import Iterable, Sequence
 from . import _validation as check
 from ._errors import (
     ChronicumNotFoundError,
+    EraseUnsupportedError,
     IdempotencyUnsupportedError,
     InvalidArgumentError,
     RestoreUnsupportedError,
 )
 from ._ids import new_actum_id
-from ._model import ActorKind, Actum, ActumKind, Chronicum
+from ._model import ActorKind, Actum, ActumKind, ChronicaCounts, Chronicum
 from ._restore import RestoreBatch, checked_batch
-from .store import BatchStore, IdempotentStore, RestorableStore, Store
+from .store import BatchStore, ErasableStore, IdempotentStore, RestorableStore, Store
 
 __all__ = ["Chronicarius"]
 
@@ -172,6 +173,24 @@ class Chronicarius:
         """
         store, batch = self._checked_restore(owner_id, chronica, acta)
         return store.restore(batch.chronica, batch.acta, owner_id=batch.owner_id)
+
+    def erase_owner(self, owner_id: str) -> ChronicaCounts:
+        """Erase every chronicum and actum of ``owner_id``; return how many of each went.
+
+        An operator's act, never an agent's: chronica stays append-only for agents (no call
+        an agent makes deletes or changes what was recorded), but a person who asks to be
+        forgotten must be, and this is how. Other owners' chronica, even of the same IDs,
+        are untouched; erasing again removes nothing and returns counts of 0. The store
+        decides how gone is gone: :class:`chronica.stores.sqlite.SQLiteStore` overwrites the
+        deleted bytes and empties its write-ahead log, and
+        :class:`chronica.stores.postgres.PostgresStore` says what ``VACUUM`` adds. Raises
+        :class:`chronica.EraseUnsupportedError` on a store that is not a
+        :class:`chronica.ErasableStore`.
+        """
+        owner_id = check.check_owner(owner_id)
+        if not isinstance(self._store, ErasableStore):
+            raise EraseUnsupportedError(self._store)
+        return self._store.erase_owner(owner_id=owner_id)
 
     def _checked_restore(
         self, owner_id: str, chronica: Iterable[Chronicum], acta: Iterable[Actum]

@@ -13,6 +13,7 @@ __all__ = [
     "CorruptDatabaseError",
     "DuplicateActumError",
     "EmptyOwnerIDError",
+    "EraseUnsupportedError",
     "IdempotencyUnsupportedError",
     "InvalidActumError",
     "InvalidArgumentError",
@@ -87,6 +88,15 @@ class RestoreUnsupportedError(ChronicaError):
     def __init__(self, store: object) -> None:
         super().__init__(
             f"{type(store).__name__} does not implement RestorableStore; it cannot restore acta"
+        )
+
+
+class EraseUnsupportedError(ChronicaError):
+    """An erasure was asked of a store that is not a :class:`chronica.ErasableStore`."""
+
+    def __init__(self, store: object) -> None:
+        super().__init__(
+            f"{type(store).__name__} does not implement ErasableStore; it cannot erase an owner"
         )
 
 

@@ -8,7 +8,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-__all__ = ["ActorKind", "Actum", "ActumKind", "Chronicum"]
+__all__ = [
+    "ActaPage",
+    "ActorKind",
+    "Actum",
+    "ActumEntry",
+    "ActumKind",
+    "ChronicaCounts",
+    "Chronicum",
+    "ChronicumSummary",
+]
 
 
 class ActumKind(str, enum.Enum):
@@ -69,3 +78,66 @@ class Actum:
     metadata: Mapping[str, Any] = field(default_factory=dict, hash=False)
     id: str = ""
     at: datetime | None = None
+
+
+# --- what browsing and erasing return (see chronica.BrowsableStore, chronica.ErasableStore) ---
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ChronicumSummary:
+    """A chronicum as a list of sessions shows it: how many acta it holds and the last one's time.
+
+    ``acta`` is the position of its last actum: positions run 1, 2, 3... with no gaps, so the
+    last one is the count, read from an index rather than by counting rows. ``last_at`` is
+    None for a chronicum with no acta yet.
+    """
+
+    chronicum: Chronicum
+    acta: int
+    last_at: datetime | None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ActumEntry:
+    """An actum at its ``position`` in its chronicum (1 for the first recorded).
+
+    A page asked with ``preview_chars`` carries at most that many characters of each
+    actum's content; ``content_length`` is the whole content's length in characters, so a
+    reader knows to fetch the rest (:meth:`chronica.BrowsableStore.find_actum`).
+    """
+
+    position: int
+    actum: Actum
+    content_length: int
+
+    @property
+    def truncated(self) -> bool:
+        """Whether ``actum.content`` is cut short of the stored content."""
+        return self.content_length > len(self.actum.content)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ActaPage:
+    """A run of consecutive acta of one window of a chronicum, oldest first.
+
+    The window is what :meth:`chronica.Store.acta` would answer for the same filters and
+    ``last_n``; a page is a slice of it. ``total`` counts the whole window;
+    ``first_position`` is where it starts (0 when it starts at the chronicum's first actum).
+    ``more_before`` (a page scrolled back) or ``more_after`` (a page that follows a live
+    chronicum) says whether the window holds more in the direction asked; the other
+    direction is not looked at and is False.
+    """
+
+    entries: tuple[ActumEntry, ...]
+    total: int
+    first_position: int
+    more_before: bool
+    more_after: bool
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ChronicaCounts:
+    """How many chronica and acta: an owner's (browsing) or what an erasure removed."""
+
+    chronica: int
+    acta: int

@@ -17,9 +17,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from ._model import ActorKind, Actum, ActumKind, Chronicum
+from ._model import (
+    ActaPage,
+    ActorKind,
+    Actum,
+    ActumEntry,
+    ActumKind,
+    ChronicaCounts,
+    Chronicum,
+    ChronicumSummary,
+)
 
-__all__ = ["BatchStore", "IdempotentStore", "RestorableStore", "Store"]
+__all__ = [
+    "BatchStore",
+    "BrowsableStore",
+    "ErasableStore",
+    "IdempotentStore",
+    "RestorableStore",
+    "Store",
+]
 
 
 @runtime_checkable
@@ -129,4 +145,78 @@ class BatchStore(IdempotentStore, Protocol):
         :class:`chronica.ChronicumNotFoundError` if the owner has no such chronicum and
         :class:`chronica.DuplicateActumError` if an ID is stored already, storing nothing.
         """
+        ...
+
+
+@runtime_checkable
+class BrowsableStore(Store, Protocol):
+    """A store a person can page through: an owner's chronica, and a window of acta a page
+    at a time, without reading a whole chronicum (one may hold 100,000 acta).
+
+    Optional, like the other capabilities; read by tools for people (chronomem's inspector,
+    ``stats`` and ``export``), never needed by an agent, whose context window is
+    :meth:`Store.acta`. Every method is scoped by owner like the rest of the contract: another
+    owner's chronicum is exactly a missing one.
+
+    Chronica are paged by ``offset`` and ``limit``, newest first: a chronicum created while a
+    reader pages shifts the offsets by one, so a reader that must see each chronicum once
+    (an export) drops repeats by ID. Acta are paged by position (1 for the first actum of a
+    chronicum, with no gaps), which never shifts: a chronicum only grows at its end.
+    """
+
+    def chronica_page(
+        self, *, owner_id: str, offset: int = 0, limit: int = 100
+    ) -> list[ChronicumSummary]:
+        """The owner's chronica, newest created first, skipping ``offset``, at most ``limit``.
+
+        Ask for one more than a page to learn whether another page follows.
+        """
+        ...
+
+    def acta_page(
+        self,
+        chronicum_id: str,
+        *,
+        owner_id: str,
+        limit: int,
+        before: int | None = None,
+        after: int | None = None,
+        last_n: int = 0,
+        actum_kinds: Sequence[ActumKind] | None = None,
+        actor_kinds: Sequence[ActorKind] | None = None,
+        preview_chars: int = 0,
+    ) -> ActaPage:
+        """A page of the window :meth:`Store.acta` would answer with these filters and
+        ``last_n``: with ``after``, the oldest ``limit`` acta of the window positioned after
+        it (following a live chronicum); otherwise the newest ``limit`` positioned before
+        ``before`` (or the newest of all). Either way oldest first.
+
+        ``preview_chars > 0`` cuts each actum's content to that many characters (see
+        :class:`chronica.ActumEntry`); 0 keeps it whole. Raises
+        :class:`chronica.ChronicumNotFoundError` if the owner has no such chronicum.
+        """
+        ...
+
+    def find_actum(self, actum_id: str, *, owner_id: str) -> ActumEntry | None:
+        """The owner's actum of this ID, whole, at its position; None if the owner has none."""
+        ...
+
+    def counts(self, *, owner_id: str) -> ChronicaCounts:
+        """How many chronica and acta the owner has."""
+        ...
+
+
+@runtime_checkable
+class ErasableStore(Store, Protocol):
+    """A store that can erase an owner: every chronicum and actum of theirs, for good.
+
+    chronica is append-only for agents: nothing an agent calls deletes. Erasing is an
+    operator's act (a person who asked to be forgotten), called only through
+    :meth:`chronica.Chronicarius.erase_owner`.
+    """
+
+    def erase_owner(self, *, owner_id: str) -> ChronicaCounts:
+        """Delete every chronicum and actum of ``owner_id`` in one transaction; return how
+        many of each were removed. Other owners' chronica, even of the same IDs, are
+        untouched; erasing an owner with nothing stored removes nothing (counts of 0)."""
         ...

@@ -17,10 +17,25 @@ import sqlite3
 import time
 from collections.abc import Callable
 
-from chronica._errors import CorruptDatabaseError, StoreError
+from chronica._errors import (
+    ChronicaTypeError,
+    CorruptDatabaseError,
+    InvalidArgumentError,
+    StoreError,
+)
 from chronica._ids import new_actum_id
 
-__all__ = ["SCHEMA_VERSION", "enable_wal", "prepare"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "cannot_open",
+    "configure",
+    "create_private",
+    "enable_wal",
+    "file_path",
+    "integrity_problems",
+    "prepare",
+    "readable",
+]
 
 SCHEMA_VERSION = 2
 """The chronica schema this code writes; a file with a higher version is refused."""
@@ -149,6 +164,55 @@ def _version(conn: sqlite3.Connection, path: str) -> int | None:
             "refusing to modify it"
         )
     return None
+
+
+def readable(conn: sqlite3.Connection, path: str) -> bool:
+    """Whether chronica's tables are in the file, at the version this code reads, checked
+    without writing (for a read-only store, which never creates or migrates them).
+
+    False until chronica first writes to the file; raises :class:`StoreError` for a file of
+    another application or a chronica schema older or newer than this code's.
+    """
+    version = _version(conn, path)
+    if version is None:
+        return False
+    if version != SCHEMA_VERSION:
+        raise StoreError(
+            f"{path}: chronica schema version {version} is older than this code reads "
+            f"({SCHEMA_VERSION}); open it once for writing to migrate it"
+        )
+    return True
+
+
+def file_path(path: object) -> str:
+    """The database file ``path`` names, with ``~`` expanded, or a clear error."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ChronicaTypeError("path", "a str or os.PathLike", path)
+    text = os.fspath(path)
+    if not isinstance(text, str):  # a bytes path: SQLite takes text, and so do our messages
+        raise ChronicaTypeError("path", "a str or os.PathLike of str", text)
+    if "\x00" in text:
+        raise InvalidArgumentError("path", "contains a NUL character")
+    if text in ("", ":memory:") or text.startswith("file:"):
+        # Each pooled connection would see its own private database: use InMemoryStore.
+        raise InvalidArgumentError("path", "must name a file (for memory, use InMemoryStore)")
+    return os.path.expanduser(text)
+
+
+def cannot_open(path: str, error: sqlite3.Error) -> StoreError:
+    """Say why SQLite could not open ``path``, in the user's terms rather than SQLite's."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        reason = "it is a folder, not a file"
+    elif not os.path.isdir(folder):
+        reason = f"the folder {folder} does not exist"
+    elif os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
+        reason = "permission denied (the file is not readable and writable by this user)"
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        reason = f"permission denied (cannot create files in {folder})"
+    else:
+        reason = str(error)
+    return StoreError(f"{path}: cannot open: {reason}")
 
 
 def create_private(path: str) -> bool:

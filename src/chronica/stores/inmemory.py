@@ -15,7 +15,16 @@ from datetime import datetime, timezone
 
 from chronica._errors import ChronicumNotFoundError, DuplicateActumError
 from chronica._frozen import frozen_metadata
-from chronica._model import ActorKind, Actum, ActumKind, Chronicum
+from chronica._model import (
+    ActaPage,
+    ActorKind,
+    Actum,
+    ActumEntry,
+    ActumKind,
+    ChronicaCounts,
+    Chronicum,
+    ChronicumSummary,
+)
 
 __all__ = ["InMemoryStore"]
 
@@ -29,10 +38,14 @@ class _Session:
 
 
 class InMemoryStore:
-    """A :class:`chronica.BatchStore` and :class:`chronica.RestorableStore` in a dict."""
+    """A :class:`chronica.BatchStore` and :class:`chronica.RestorableStore` in a dict.
+
+    Also a :class:`chronica.BrowsableStore` and a :class:`chronica.ErasableStore`.
+    """
 
     def __init__(self) -> None:
         self._sessions: dict[tuple[str, str], _Session] = {}
+        self._owned: dict[str, list[_Session]] = {}  # each owner's, oldest created first
         self._ids: set[str] = set()  # every actum ID in the store: they are unique store-wide
         self._lock = threading.Lock()
 
@@ -131,6 +144,95 @@ class InMemoryStore:
         with self._lock:
             return [session.chronicum for session in self._sessions.values()]
 
+    def chronica_page(
+        self, *, owner_id: str, offset: int = 0, limit: int = 100
+    ) -> list[ChronicumSummary]:
+        """The owner's chronica, newest created first (see :class:`chronica.BrowsableStore`)."""
+        with self._lock:
+            owned = self._owned.get(owner_id, [])
+            end = len(owned) - offset
+            chosen = owned[max(end - limit, 0) : max(end, 0)]
+            return [
+                ChronicumSummary(
+                    chronicum=session.chronicum,
+                    acta=len(session.acta),
+                    last_at=session.acta[-1].at if session.acta else None,
+                )
+                for session in reversed(chosen)
+            ]
+
+    def acta_page(
+        self,
+        chronicum_id: str,
+        *,
+        owner_id: str,
+        limit: int,
+        before: int | None = None,
+        after: int | None = None,
+        last_n: int = 0,
+        actum_kinds: Sequence[ActumKind] | None = None,
+        actor_kinds: Sequence[ActorKind] | None = None,
+        preview_chars: int = 0,
+    ) -> ActaPage:
+        """A page of one window of the chronicum (see :class:`chronica.BrowsableStore`)."""
+        kinds = set(actum_kinds or ActumKind)
+        actors = set(actor_kinds or ActorKind)
+        with self._lock:
+            acta = self._session(owner_id, chronicum_id).acta
+            window = [
+                (position, actum)
+                for position, actum in enumerate(acta, 1)
+                if actum.kind in kinds and actum.actor_kind in actors
+            ]
+        first = 0
+        if last_n > 0:
+            first = window[-last_n][0] if len(window) >= last_n else 0
+            window = window[-last_n:]
+        more_before = more_after = False
+        if after is not None:
+            chosen = [entry for entry in window if entry[0] > after]
+            more_after, chosen = len(chosen) > limit, chosen[:limit]
+        else:
+            end = before if before is not None else len(acta) + 1
+            chosen = [entry for entry in window if entry[0] < end]
+            more_before, chosen = len(chosen) > limit, chosen[-limit:]
+        return ActaPage(
+            entries=tuple(_entry(p, a, preview_chars) for p, a in chosen),
+            total=len(window),
+            first_position=first,
+            more_before=more_before,
+            more_after=more_after,
+        )
+
+    def find_actum(self, actum_id: str, *, owner_id: str) -> ActumEntry | None:
+        """The owner's actum of this ID, whole, at its position; None if the owner has none."""
+        with self._lock:
+            for session in self._owned.get(owner_id, []):
+                if actum_id in session.ids:
+                    for position, actum in enumerate(session.acta, 1):
+                        if actum.id == actum_id:
+                            return _entry(position, actum, 0)
+        return None
+
+    def counts(self, *, owner_id: str) -> ChronicaCounts:
+        """How many chronica and acta the owner has."""
+        with self._lock:
+            owned = self._owned.get(owner_id, [])
+            return ChronicaCounts(chronica=len(owned), acta=sum(len(s.acta) for s in owned))
+
+    def erase_owner(self, *, owner_id: str) -> ChronicaCounts:
+        """Forget every chronicum and actum of ``owner_id``; return how many of each.
+
+        Call it through :meth:`chronica.Chronicarius.erase_owner`. The acta's IDs are
+        released too: nothing of the owner is left to find.
+        """
+        with self._lock:
+            owned = self._owned.pop(owner_id, [])
+            for session in owned:
+                del self._sessions[owner_id, session.chronicum.id]
+                self._ids -= session.ids
+            return ChronicaCounts(chronica=len(owned), acta=sum(len(s.acta) for s in owned))
+
     def restore(
         self, chronica: Sequence[Chronicum], acta: Sequence[Actum], *, owner_id: str
     ) -> int:
@@ -164,6 +266,7 @@ class InMemoryStore:
         if session is None:
             chronicum = Chronicum(id=chronicum_id, owner_id=owner_id, created_at=created_at)
             session = self._sessions[owner_id, chronicum_id] = _Session(chronicum)
+            self._owned.setdefault(owner_id, []).append(session)
         return session.chronicum
 
     def _session(self, owner_id: str, chronicum_id: str) -> _Session:
@@ -181,3 +284,11 @@ class InMemoryStore:
         session.ids.add(actum.id)
         self._ids.add(actum.id)
         return stored
+
+
+def _entry(position: int, actum: Actum, preview_chars: int) -> ActumEntry:
+    """``actum`` at ``position``, its content cut to ``preview_chars`` when that is > 0."""
+    length = len(actum.content)
+    if 0 < preview_chars < length:
+        actum = dataclasses.replace(actum, content=actum.content[:preview_chars])
+    return ActumEntry(position=position, actum=actum, content_length=length)

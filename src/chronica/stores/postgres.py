@@ -6,7 +6,6 @@ module that imports psycopg.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -23,65 +22,24 @@ from chronica._errors import (
     InvalidArgumentError,
     StoreError,
 )
-from chronica._frozen import frozen_metadata, load_metadata
-from chronica._model import ActorKind, Actum, ActumKind, Chronicum
+from chronica._model import (
+    ActaPage,
+    ActorKind,
+    Actum,
+    ActumEntry,
+    ActumKind,
+    ChronicaCounts,
+    Chronicum,
+    ChronicumSummary,
+)
 from chronica._validation import check_seconds
 
+from . import _postgres_browse as browse
+from . import _postgres_rows as codec
 from . import _postgres_schema
+from ._postgres_migrate import migrate, readable
 
 __all__ = ["PostgresStore"]
-
-_ACTUM_KINDS = {kind.value: kind for kind in ActumKind}
-_ACTOR_KINDS = {kind.value: kind for kind in ActorKind}
-_LOCK_NAMESPACE = "chronica.schema:"
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is timezone.utc else moment.astimezone(timezone.utc)
-
-
-def _row_actum(chronicum_id: str, row: tuple[Any, ...]) -> Actum:
-    actum_id, kind, actor_kind, actor, content, metadata, at = row
-    return Actum(
-        chronicum_id=chronicum_id,
-        kind=_ACTUM_KINDS[kind],
-        actor_kind=_ACTOR_KINDS[actor_kind],
-        actor=actor,
-        content=content,
-        metadata=load_metadata(metadata),
-        id=actum_id,
-        at=_utc(at),
-    )
-
-
-def _row_chronicum(row: tuple[Any, ...]) -> Chronicum:
-    return Chronicum(id=row[0], owner_id=row[1], created_at=_utc(row[2]))
-
-
-def _actum_params(actum: Actum, at: datetime) -> tuple[Any, ...]:
-    metadata = json.dumps(actum.metadata, ensure_ascii=False) if actum.metadata else "{}"
-    return (
-        actum.id,
-        actum.kind.value,
-        actum.actor_kind.value,
-        actum.actor,
-        actum.content,
-        metadata,
-        at,
-    )
-
-
-def _stamped(actum: Actum, at: datetime) -> Actum:
-    return Actum(
-        chronicum_id=actum.chronicum_id,
-        kind=actum.kind,
-        actor_kind=actum.actor_kind,
-        actor=actum.actor,
-        content=actum.content,
-        metadata=frozen_metadata(actum.metadata),
-        id=actum.id,
-        at=at,
-    )
 
 
 class PostgresStore:
@@ -102,6 +60,13 @@ class PostgresStore:
     default ``synchronous_commit = on`` an acknowledged write is flushed to the server's
     WAL and survives a crash or power loss of the server; with it ``off`` the last few
     hundred milliseconds of commits may be lost on a server crash, never corrupted.
+
+    Also a :class:`chronica.BrowsableStore` and a :class:`chronica.ErasableStore`.
+    ``read_only=True`` (with a DSN) is for a tool that must change nothing (chronomem's
+    inspector): it creates and migrates nothing, its connections start every transaction
+    read-only (``default_transaction_read_only``), so every write raises
+    :class:`chronica.StoreError`, and until chronica has made its tables in ``schema`` it
+    reads as an empty store.
     """
 
     def __init__(
@@ -111,6 +76,7 @@ class PostgresStore:
         schema: str = "chronica",
         max_size: int = 10,
         timeout: float = 30.0,
+        read_only: bool = False,
     ) -> None:
         if not isinstance(target, (str, psycopg_pool.ConnectionPool)):
             raise ChronicaTypeError(
@@ -124,15 +90,21 @@ class PostgresStore:
         self._schema = schema
         quoted = _postgres_schema.quoted_schema(schema)
         self._sql = _postgres_schema.Statements(quoted)
+        self._browse = browse.BrowseStatements(quoted)
+        self._read_only = read_only
+        self._ready = not read_only  # whether chronica's tables are known to be in schema
+        if read_only and not isinstance(target, str):
+            raise InvalidArgumentError("read_only", "needs a DSN: the store opens its own pool")
         if isinstance(target, psycopg_pool.ConnectionPool):
             self._pool, self._owns_pool = target, False
         else:
-            self._migrate_direct(target, quoted, timeout)
+            self._open_direct(target, quoted, timeout)
             self._pool = psycopg_pool.ConnectionPool(
                 target,
                 min_size=1,
                 max_size=max_size,
-                kwargs={"autocommit": True},
+                kwargs={"autocommit": True, "connect_timeout": max(1, int(timeout))},
+                configure=_read_only if read_only else None,
                 timeout=timeout,
                 open=True,
                 name=f"chronica-{schema}",
@@ -140,7 +112,7 @@ class PostgresStore:
             self._owns_pool = True
         if not self._owns_pool:
             with self._connection() as conn:
-                _migrate(conn, quoted, schema)
+                migrate(conn, quoted, schema)
 
     @property
     def schema(self) -> str:
@@ -155,24 +127,26 @@ class PostgresStore:
             if row is None:  # someone else won; their row is committed and visible now
                 row = conn.execute(self._sql.chronicum, key).fetchone()
         assert row is not None, "a chronicum cannot disappear: chronica has no delete"
-        return _row_chronicum(row)
+        return codec.row_chronicum(row)
 
     def get(self, chronicum_id: str, *, owner_id: str) -> Chronicum:
         """Return the owner's chronicum or raise :class:`chronica.ChronicumNotFoundError`."""
-        with self._connection() as conn:
-            row = conn.execute(self._sql.chronicum, (owner_id, chronicum_id)).fetchone()
+        with self._reading() as conn:
+            row = None
+            if conn is not None:
+                row = conn.execute(self._sql.chronicum, (owner_id, chronicum_id)).fetchone()
         if row is None:
             raise ChronicumNotFoundError(chronicum_id)
-        return _row_chronicum(row)
+        return codec.row_chronicum(row)
 
     def record(self, actum: Actum, *, owner_id: str) -> Actum:
         """Append ``actum`` with ``at`` stamped now, as the chronicum's next ``seq``."""
         at = datetime.now(timezone.utc)
-        params = (owner_id, actum.chronicum_id, *_actum_params(actum, at), None)
+        params = (owner_id, actum.chronicum_id, *codec.actum_params(actum, at), None)
         with self._connection() as conn, _unique_id(actum.id):
             if conn.execute(self._sql.record, params).rowcount != 1:
                 raise ChronicumNotFoundError(actum.chronicum_id)
-        return _stamped(actum, at)
+        return codec.stamped(actum, at)
 
     def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
         """Append ``actum`` unless ``idempotency_key`` was used in its chronicum.
@@ -182,7 +156,7 @@ class PostgresStore:
         """
         at = datetime.now(timezone.utc)
         chronicum = (owner_id, actum.chronicum_id)
-        params = (*chronicum, *_actum_params(actum, at), idempotency_key)
+        params = (*chronicum, *codec.actum_params(actum, at), idempotency_key)
         with self._connection() as conn, _unique_id(actum.id), conn.transaction():
             if conn.execute(self._sql.lock, chronicum).fetchone() is None:
                 raise ChronicumNotFoundError(actum.chronicum_id)
@@ -191,7 +165,7 @@ class PostgresStore:
                 # Unreachable while every keyed write takes the row lock first; if a
                 # writer ever skipped it, the unique index still keeps one: return it.
                 row = conn.execute(self._sql.by_key, (*chronicum, idempotency_key)).fetchone()
-        return _stamped(actum, at) if row is None else _row_actum(actum.chronicum_id, row)
+        return codec.stamped(actum, at) if row is None else codec.row_actum(actum.chronicum_id, row)
 
     def record_many(
         self,
@@ -217,11 +191,11 @@ class PostgresStore:
                 if key is not None:
                     row = conn.execute(self._sql.by_key, (*chronicum, key)).fetchone()
                     if row is not None:
-                        stored.append(_row_actum(actum.chronicum_id, row))
+                        stored.append(codec.row_actum(actum.chronicum_id, row))
                         continue
                 at = datetime.now(timezone.utc)
-                conn.execute(self._sql.record, (*chronicum, *_actum_params(actum, at), key))
-                stored.append(_stamped(actum, at))
+                conn.execute(self._sql.record, (*chronicum, *codec.actum_params(actum, at), key))
+                stored.append(codec.stamped(actum, at))
         return stored
 
     def acta(
@@ -238,18 +212,91 @@ class PostgresStore:
         actors = [ActorKind(k).value for k in actor_kinds] if actor_kinds else None
         limit = last_n if last_n > 0 else None
         params = (owner_id, chronicum_id, kinds, kinds, actors, actors, limit)
-        with self._connection() as conn:
+        with self._reading() as conn:
+            if conn is None:
+                raise ChronicumNotFoundError(chronicum_id)
             rows = conn.execute(self._sql.window, params).fetchall()
             if not rows and not conn.execute(self._sql.chronicum, params[:2]).fetchone():
                 raise ChronicumNotFoundError(chronicum_id)
         rows.reverse()
-        return [_row_actum(chronicum_id, row) for row in rows]
+        return [codec.row_actum(chronicum_id, row) for row in rows]
 
     def chronica(self) -> list[Chronicum]:
         """Every chronicum of every owner, in the order they were created (for export)."""
+        with self._reading() as conn:
+            rows = conn.execute(self._sql.all_chronica).fetchall() if conn else []
+        return [codec.row_chronicum(row) for row in rows]
+
+    def chronica_page(
+        self, *, owner_id: str, offset: int = 0, limit: int = 100
+    ) -> list[ChronicumSummary]:
+        """The owner's chronica, newest created first (see :class:`chronica.BrowsableStore`)."""
+        with self._reading() as conn:
+            if conn is None:
+                return []
+            return browse.chronica_page(conn, self._browse, owner_id, offset, limit)
+
+    def acta_page(
+        self,
+        chronicum_id: str,
+        *,
+        owner_id: str,
+        limit: int,
+        before: int | None = None,
+        after: int | None = None,
+        last_n: int = 0,
+        actum_kinds: Sequence[ActumKind] | None = None,
+        actor_kinds: Sequence[ActorKind] | None = None,
+        preview_chars: int = 0,
+    ) -> ActaPage:
+        """A page of one window of the chronicum, read by index from the cursor."""
+        window = {
+            "owner": owner_id,
+            "chronicum": chronicum_id,
+            "kinds": sorted({ActumKind(k).value for k in actum_kinds}) if actum_kinds else None,
+            "actors": sorted({ActorKind(k).value for k in actor_kinds}) if actor_kinds else None,
+        }
+        with self._reading() as conn:
+            if conn is None:
+                raise ChronicumNotFoundError(chronicum_id)
+            return browse.acta_page(
+                conn,
+                self._browse,
+                window,
+                limit=limit,
+                before=before,
+                after=after,
+                last_n=last_n,
+                preview_chars=preview_chars,
+            )
+
+    def find_actum(self, actum_id: str, *, owner_id: str) -> ActumEntry | None:
+        """The owner's actum of this ID, whole, at its position; None if the owner has none."""
+        with self._reading() as conn:
+            return browse.find_actum(conn, self._browse, owner_id, actum_id) if conn else None
+
+    def counts(self, *, owner_id: str) -> ChronicaCounts:
+        """How many chronica and acta the owner has (one index probe per chronicum)."""
+        with self._reading() as conn:
+            if conn is None:
+                return ChronicaCounts(chronica=0, acta=0)
+            return browse.counts(conn, self._browse, owner_id)
+
+    def erase_owner(self, *, owner_id: str) -> ChronicaCounts:
+        """Delete every chronicum and actum of ``owner_id`` in one transaction.
+
+        Call it through :meth:`chronica.Chronicarius.erase_owner`. At commit no row of any of
+        chronica's tables holds anything of the owner, for every query and every reader.
+        What the server keeps below SQL is the server's: the deleted row versions stay in the
+        table's files (and in WAL segments, replicas and backups) until ``VACUUM`` marks
+        their space free and later writes reuse it; ``VACUUM FULL`` rewrites the table into
+        new files and drops the old ones, and a plain ``VACUUM`` also trims empty pages at
+        the end. Run ``VACUUM (FULL)`` on ``chronica_acta`` and ``chronica_chronica`` when the
+        bytes themselves must go (it locks the tables while it runs; rotate WAL archives and
+        backups by their own policy). Returns how many of each were removed.
+        """
         with self._connection() as conn:
-            rows = conn.execute(self._sql.all_chronica).fetchall()
-        return [_row_chronicum(row) for row in rows]
+            return browse.erase_owner(conn, self._browse, owner_id)
 
     def restore(
         self, chronica: Sequence[Chronicum], acta: Sequence[Actum], *, owner_id: str
@@ -278,7 +325,9 @@ class PostgresStore:
                 last_seq[actum.chronicum_id] += 1
                 assert actum.at is not None, "Chronicarius.restore checks every at"
                 seq = last_seq[actum.chronicum_id]
-                rows.append((owner_id, actum.chronicum_id, seq, *_actum_params(actum, actum.at)))
+                rows.append(
+                    (owner_id, actum.chronicum_id, seq, *codec.actum_params(actum, actum.at))
+                )
             with conn.cursor() as cur:
                 cur.executemany(self._sql.restore_actum, rows)
                 cur.executemany(
@@ -303,7 +352,17 @@ class PostgresStore:
         self.close()
 
     def __repr__(self) -> str:
-        return f"PostgresStore(schema={self._schema!r})"
+        mode = ", read_only=True" if self._read_only else ""
+        return f"PostgresStore(schema={self._schema!r}{mode})"
+
+    @contextmanager
+    def _reading(self) -> Iterator[psycopg.Connection[Any] | None]:
+        """A connection to read with, or None while a read-only store's schema has no tables
+        of chronica yet (once there, they stay)."""
+        with self._connection() as conn:
+            if not self._ready:
+                self._ready = readable(conn, self._schema)
+            yield conn if self._ready else None
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:
@@ -313,13 +372,17 @@ class PostgresStore:
         except psycopg.Error as e:
             raise StoreError(f"PostgreSQL ({self._schema}): {e}") from e
 
-    def _migrate_direct(self, dsn: str, quoted: str, timeout: float) -> None:
-        """Migrate over a plain connection, so a wrong DSN fails now and clearly."""
+    def _open_direct(self, dsn: str, quoted: str, timeout: float) -> None:
+        """Migrate (or, read-only, check) over a plain connection, so a wrong DSN or a server
+        that is down fails now and clearly, where a pool would retry until its timeout."""
         try:
             with psycopg.connect(
                 dsn, autocommit=True, connect_timeout=max(1, int(timeout))
             ) as conn:
-                _migrate(conn, quoted, self._schema)
+                if self._read_only:
+                    self._ready = readable(conn, self._schema)
+                else:
+                    migrate(conn, quoted, self._schema)
         except psycopg.Error as e:
             raise StoreError(f"PostgreSQL ({self._schema}): cannot open: {e}") from e
 
@@ -338,31 +401,6 @@ def _unique_id(actum_id: str | None) -> Iterator[None]:
         raise DuplicateActumError(actum_id or found) from None
 
 
-def _migrate(conn: psycopg.Connection[Any], quoted: str, schema: str) -> None:
-    """Create or migrate chronica's tables in ``schema``; refuse a newer schema untouched."""
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_LOCK_NAMESPACE + schema,))
-        exists = conn.execute(
-            "SELECT to_regclass(%s) IS NOT NULL", (f"{quoted}.chronica_schema",)
-        ).fetchone()
-        version = 0
-        if exists and exists[0]:
-            row = conn.execute(f"SELECT MAX(version) FROM {quoted}.chronica_schema").fetchone()
-            version = int(row[0] or 0) if row else 0
-        if version > _postgres_schema.SCHEMA_VERSION:
-            raise StoreError(
-                f"PostgreSQL schema {schema!r}: chronica schema version {version} is newer than "
-                f"this code supports ({_postgres_schema.SCHEMA_VERSION}); upgrade chronomem"
-            )
-        if version == _postgres_schema.SCHEMA_VERSION:
-            return
-        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quoted}")
-        steps = _postgres_schema.migrations(quoted)
-        for step in range(version + 1, _postgres_schema.SCHEMA_VERSION + 1):
-            for statement in steps[step]:
-                conn.execute(statement)  # DDL built from a checked, quoted identifier
-        conn.execute(f"DELETE FROM {quoted}.chronica_schema")
-        conn.execute(
-            f"INSERT INTO {quoted}.chronica_schema (version) VALUES (%s)",
-            (_postgres_schema.SCHEMA_VERSION,),
-        )
+def _read_only(conn: psycopg.Connection[Any]) -> None:
+    """Configure a read-only store's connection: no transaction on it can write."""
+    conn.execute("SET default_transaction_read_only = on")

@@ -8,28 +8,36 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from chronica._errors import (
-    ChronicaTypeError,
-    ChronicumNotFoundError,
-    DuplicateActumError,
-    InvalidArgumentError,
-    StoreError,
+from chronica._errors import ChronicumNotFoundError, InvalidArgumentError, StoreError
+from chronica._model import (
+    ActaPage,
+    ActorKind,
+    Actum,
+    ActumEntry,
+    ActumKind,
+    ChronicaCounts,
+    Chronicum,
+    ChronicumSummary,
 )
-from chronica._model import ActorKind, Actum, ActumKind, Chronicum
-from chronica._restore import RestoreBatch
 from chronica._validation import check_seconds
 
+from . import _sqlite_browse as browse
 from . import _sqlite_rows as sql
 from ._sqlite_schema import (
+    cannot_open,
     configure,
     create_private,
     enable_wal,
+    file_path,
     integrity_problems,
     prepare,
+    readable,
 )
+from ._sqlite_writes import Immediate, Refused, insert, insert_many, restore, restore_batch
 
 # enable_wal and configure are the one home of how a shared SQLite file is opened; chronomem
 # uses them on the same file.
@@ -67,6 +75,12 @@ class SQLiteStore:
 
     Threads share the store freely: it pools one connection per concurrently active thread.
     After ``os.fork``, open a new store in the child rather than using the parent's.
+
+    Also a :class:`chronica.BrowsableStore` and a :class:`chronica.ErasableStore`.
+    ``read_only=True`` opens an existing file for reading only (``mode=ro``), for a tool
+    that must change nothing (chronomem's inspector): it creates and migrates nothing,
+    every write raises :class:`chronica.StoreError`, and until chronica first writes to the
+    file it reads as an empty store.
     """
 
     def __init__(
@@ -75,21 +89,26 @@ class SQLiteStore:
         *,
         synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
         busy_timeout: float = 60.0,
+        read_only: bool = False,
     ) -> None:
         if synchronous not in ("NORMAL", "FULL"):
             raise InvalidArgumentError("synchronous", "must be 'NORMAL' or 'FULL'")
         self._busy_timeout = check_seconds("busy_timeout", busy_timeout, maximum=_MAX_BUSY_TIMEOUT)
-        self._path = _file_path(path)
+        self._path = file_path(path)
         self._synchronous = synchronous
         self._lock = threading.Lock()
         self._all: list[sqlite3.Connection] = []
         self._idle: list[sqlite3.Connection] = []
         self._closed = False
-        with contextlib.suppress(OSError):  # a folder that is missing: SQLite says so below
-            create_private(self._path)
+        self._read_only = read_only
+        self._ready = not read_only  # whether chronica's tables are known to be in the file
+        if not read_only:
+            with contextlib.suppress(OSError):  # a folder that is missing: SQLite says so below
+                create_private(self._path)
         conn = self._connect()
         try:
-            prepare(conn, self._path)
+            if not read_only:
+                prepare(conn, self._path)
             self._configure(conn)
         except BaseException:
             self.close()
@@ -105,7 +124,7 @@ class SQLiteStore:
         """Create the owner's chronicum if absent, in one transaction; return the stored one."""
         created_at = sql.utc_text(datetime.now(timezone.utc))
         with _Lease(self) as conn:
-            with _Immediate(conn):
+            with Immediate(conn):
                 conn.execute(sql.CREATE, (owner_id, chronicum_id, created_at))
             row = conn.execute(sql.CHRONICUM, (owner_id, chronicum_id)).fetchone()
         return sql.row_chronicum(row)
@@ -113,7 +132,9 @@ class SQLiteStore:
     def get(self, chronicum_id: str, *, owner_id: str) -> Chronicum:
         """Return the owner's chronicum or raise :class:`chronica.ChronicumNotFoundError`."""
         with _Lease(self) as conn:
-            row = conn.execute(sql.CHRONICUM, (owner_id, chronicum_id)).fetchone()
+            row = None
+            if self._readable(conn):
+                row = conn.execute(sql.CHRONICUM, (owner_id, chronicum_id)).fetchone()
         if row is None:
             raise ChronicumNotFoundError(chronicum_id)
         return sql.row_chronicum(row)
@@ -123,7 +144,7 @@ class SQLiteStore:
         at = datetime.now(timezone.utc)
         params = sql.actum_params(owner_id, actum, at, None)
         with _Lease(self) as conn:
-            _insert(conn, params)  # one statement: its own transaction, see _insert
+            insert(conn, params)  # one statement: its own transaction, see _sqlite_writes.insert
         return sql.stamped(actum, at)
 
     def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
@@ -136,7 +157,7 @@ class SQLiteStore:
         at = datetime.now(timezone.utc)
         params = sql.actum_params(owner_id, actum, at, idempotency_key)
         with _Lease(self) as conn:
-            if _insert(conn, params, sql.INSERT_ONCE):
+            if insert(conn, params, sql.INSERT_ONCE):
                 return sql.stamped(actum, at)
             row = conn.execute(sql.BY_KEY, (owner_id, actum.chronicum_id, idempotency_key))
             return sql.row_actum(actum.chronicum_id, row.fetchone())
@@ -166,9 +187,9 @@ class SQLiteStore:
             for actum, at, key in zip(acta, stamps, keys, strict=True)
         ]
         try:
-            with _Lease(self) as conn, _Immediate(conn):
-                return _insert_many(conn, acta, stamps, params, owner_id, keys)
-        except _Refused:
+            with _Lease(self) as conn, Immediate(conn):
+                return insert_many(conn, acta, stamps, params, owner_id, keys)
+        except Refused:
             pass  # rolled back: a missing chronicum or a duplicate ID, which one by one tells
         return self._record_each(acta, stamps, params, owner_id)
 
@@ -181,12 +202,12 @@ class SQLiteStore:
     ) -> list[Actum]:
         """``record_many`` one statement at a time, to raise the error naming the actum."""
         stored: list[Actum] = []
-        with _Lease(self) as conn, _Immediate(conn):
+        with _Lease(self) as conn, Immediate(conn):
             for actum, at, row in zip(acta, stamps, params, strict=True):
                 key = row[-1]
                 if key is None:
-                    _insert(conn, row)
-                elif not _insert(conn, row, sql.INSERT_ONCE):
+                    insert(conn, row)
+                elif not insert(conn, row, sql.INSERT_ONCE):
                     found = conn.execute(sql.BY_KEY, (owner_id, actum.chronicum_id, key))
                     stored.append(sql.row_actum(actum.chronicum_id, found.fetchone()))
                     continue
@@ -208,6 +229,8 @@ class SQLiteStore:
         query = sql.window_sql(len(kinds), len(actors))
         params = (owner_id, chronicum_id, *kinds, *actors, last_n or -1)
         with _Lease(self) as conn:
+            if not self._readable(conn):
+                raise ChronicumNotFoundError(chronicum_id)
             rows = conn.execute(query, params).fetchall()
             if (
                 not rows
@@ -219,8 +242,71 @@ class SQLiteStore:
     def chronica(self) -> list[Chronicum]:
         """Every chronicum of every owner, in the order they were created (for export)."""
         with _Lease(self) as conn:
-            rows = conn.execute(sql.ALL_CHRONICA).fetchall()
+            rows = conn.execute(sql.ALL_CHRONICA).fetchall() if self._readable(conn) else []
         return [sql.row_chronicum(row) for row in rows]
+
+    def chronica_page(
+        self, *, owner_id: str, offset: int = 0, limit: int = 100
+    ) -> list[ChronicumSummary]:
+        """The owner's chronica, newest created first (see :class:`chronica.BrowsableStore`)."""
+        with _Lease(self) as conn:
+            if not self._readable(conn):
+                return []
+            return browse.chronica_page(conn, owner_id, offset, limit)
+
+    def acta_page(
+        self,
+        chronicum_id: str,
+        *,
+        owner_id: str,
+        limit: int,
+        before: int | None = None,
+        after: int | None = None,
+        last_n: int = 0,
+        actum_kinds: Sequence[ActumKind] | None = None,
+        actor_kinds: Sequence[ActorKind] | None = None,
+        preview_chars: int = 0,
+    ) -> ActaPage:
+        """A page of one window of the chronicum, read by index from the cursor."""
+        with _Lease(self) as conn:
+            if not self._readable(conn):
+                raise ChronicumNotFoundError(chronicum_id)
+            return browse.acta_page(
+                conn,
+                owner_id,
+                chronicum_id,
+                limit=limit,
+                before=before,
+                after=after,
+                last_n=last_n,
+                kinds=sorted({ActumKind(k).value for k in actum_kinds or ()}),
+                actors=sorted({ActorKind(k).value for k in actor_kinds or ()}),
+                preview_chars=preview_chars,
+            )
+
+    def find_actum(self, actum_id: str, *, owner_id: str) -> ActumEntry | None:
+        """The owner's actum of this ID, whole, at its position; None if the owner has none."""
+        with _Lease(self) as conn:
+            return browse.find_actum(conn, owner_id, actum_id) if self._readable(conn) else None
+
+    def counts(self, *, owner_id: str) -> ChronicaCounts:
+        """How many chronica and acta the owner has (one index probe per chronicum)."""
+        with _Lease(self) as conn:
+            if not self._readable(conn):
+                return ChronicaCounts(chronica=0, acta=0)
+            return browse.counts(conn, owner_id)
+
+    def erase_owner(self, *, owner_id: str) -> ChronicaCounts:
+        """Delete every chronicum and actum of ``owner_id``, gone from the file's bytes.
+
+        Call it through :meth:`chronica.Chronicarius.erase_owner`. Runs with
+        ``secure_delete`` on (what is deleted is overwritten with zeros, not left in free
+        pages), then checkpoints the write-ahead log with TRUNCATE, so no copy stays in the
+        ``-wal`` file either; raises :class:`chronica.StoreError` (the rows already deleted)
+        if another reader kept the log from being emptied. Returns how many were removed.
+        """
+        with _Lease(self) as conn:
+            return browse.erase_owner(conn, owner_id, self._path)
 
     def restore(
         self, chronica: Sequence[Chronicum], acta: Sequence[Actum], *, owner_id: str
@@ -230,8 +316,8 @@ class SQLiteStore:
         See :meth:`chronica.RestorableStore.restore`; call it through
         :meth:`chronica.Chronicarius.restore`, which validates every record first.
         """
-        with _Lease(self) as conn, _Immediate(conn):
-            return _restore(conn, owner_id, chronica, acta)
+        with _Lease(self) as conn, Immediate(conn):
+            return restore(conn, owner_id, chronica, acta)
 
     def close(self) -> None:
         """Close every connection; the store cannot be used afterwards."""
@@ -253,7 +339,8 @@ class SQLiteStore:
         self.close()
 
     def __repr__(self) -> str:
-        return f"SQLiteStore({self._path!r}, synchronous={self._synchronous!r})"
+        mode = ", read_only=True" if self._read_only else ""
+        return f"SQLiteStore({self._path!r}, synchronous={self._synchronous!r}{mode})"
 
     def _connect(self) -> sqlite3.Connection:
         with self._lock:
@@ -263,14 +350,17 @@ class SQLiteStore:
                 # isolation_level=None: we issue BEGIN IMMEDIATE ourselves. The pool hands a
                 # connection to one thread at a time, so crossing threads is safe.
                 conn = sqlite3.connect(
-                    self._path,
+                    Path(self._path).resolve().as_uri() + "?mode=ro"
+                    if self._read_only
+                    else self._path,
+                    uri=self._read_only,
                     timeout=self._busy_timeout,
                     isolation_level=None,
                     check_same_thread=False,
                     cached_statements=256,
                 )
             except sqlite3.Error as e:
-                raise _cannot_open(self._path, e) from e
+                raise cannot_open(self._path, e) from e
             self._all.append(conn)
         return conn
 
@@ -285,6 +375,13 @@ class SQLiteStore:
             )
         except sqlite3.Error as e:
             raise StoreError(f"{self._path}: cannot configure connection: {e}") from e
+
+    def _readable(self, conn: sqlite3.Connection) -> bool:
+        """Whether chronica's tables are in the file: always, once a writable store opened it;
+        for a read-only store, from the moment chronica first writes to the file."""
+        if not self._ready:
+            self._ready = readable(conn, self._path)
+        return self._ready
 
     def _acquire(self) -> sqlite3.Connection:
         try:
@@ -304,37 +401,6 @@ class SQLiteStore:
             if conn in self._all:
                 self._all.remove(conn)
         conn.close()
-
-
-def _file_path(path: object) -> str:
-    """The database file ``path`` names, with ``~`` expanded, or a clear error."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise ChronicaTypeError("path", "a str or os.PathLike", path)
-    text = os.fspath(path)
-    if not isinstance(text, str):  # a bytes path: SQLite takes text, and so do our messages
-        raise ChronicaTypeError("path", "a str or os.PathLike of str", text)
-    if "\x00" in text:
-        raise InvalidArgumentError("path", "contains a NUL character")
-    if text in ("", ":memory:") or text.startswith("file:"):
-        # Each pooled connection would see its own private database: use InMemoryStore.
-        raise InvalidArgumentError("path", "must name a file (for memory, use InMemoryStore)")
-    return os.path.expanduser(text)
-
-
-def _cannot_open(path: str, error: sqlite3.Error) -> StoreError:
-    """Say why SQLite could not open ``path``, in the user's terms rather than SQLite's."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        reason = "it is a folder, not a file"
-    elif not os.path.isdir(folder):
-        reason = f"the folder {folder} does not exist"
-    elif os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
-        reason = "permission denied (the file is not readable and writable by this user)"
-    elif not os.access(folder, os.W_OK | os.X_OK):
-        reason = f"permission denied (cannot create files in {folder})"
-    else:
-        reason = str(error)
-    return StoreError(f"{path}: cannot open: {reason}")
 
 
 class _Lease:
@@ -358,137 +424,3 @@ class _Lease:
         self._store._release(self._conn)
         if isinstance(exc, sqlite3.Error):
             raise StoreError(f"{self._store.path}: {exc}") from exc
-
-
-class _Immediate:
-    """One ``BEGIN IMMEDIATE`` transaction: the write lock is taken before anything is read."""
-
-    __slots__ = ("_conn",)
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
-
-    def __enter__(self) -> None:
-        self._conn.execute("BEGIN IMMEDIATE")
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if exc is None:
-            self._conn.execute("COMMIT")
-        elif self._conn.in_transaction:
-            # If even ROLLBACK fails, the connection stays in a transaction and is dropped.
-            with contextlib.suppress(sqlite3.Error):
-                self._conn.execute("ROLLBACK")
-
-
-def _insert(conn: sqlite3.Connection, params: tuple[Any, ...], statement: str = sql.INSERT) -> bool:
-    """Run an insert of one actum; whether it stored a row (INSERT_ONCE may store none).
-
-    Outside ``BEGIN`` the statement is a transaction of its own: an INSERT takes SQLite's
-    write lock (waiting up to ``busy_timeout``) before it reads the next ``seq``, as
-    ``BEGIN IMMEDIATE`` does, so a one-actum write needs no BEGIN and COMMIT round trips.
-    """
-    try:
-        return conn.execute(statement, params).rowcount == 1
-    except sqlite3.IntegrityError as e:
-        if "FOREIGN KEY" in str(e):  # the only foreign key is the chronicum
-            raise ChronicumNotFoundError(params[1]) from None
-        if "chronica_acta.id" in str(e):
-            raise DuplicateActumError(params[2]) from None
-        raise
-
-
-class _Refused(Exception):
-    """A batch insert hit a constraint; it is retried one by one to name the actum."""
-
-
-def _insert_many(
-    conn: sqlite3.Connection,
-    acta: Sequence[Actum],
-    stamps: list[datetime],
-    params: list[tuple[Any, ...]],
-    owner_id: str,
-    keys: Sequence[str | None],
-) -> list[Actum]:
-    """Insert a batch by one ``executemany``; what each actum became, in order.
-
-    A key taken before (or earlier in the batch) stores no row; only then is each key read
-    back, in the same transaction, to return the actum stored under it first.
-    """
-    statement = sql.INSERT if keys[0] is None else sql.INSERT_ONCE
-    try:
-        stored = conn.executemany(statement, params).rowcount
-    except sqlite3.IntegrityError as e:
-        raise _Refused from e  # through _Immediate, which rolls the batch back
-    if stored == len(acta):
-        return [sql.stamped(actum, at) for actum, at in zip(acta, stamps, strict=True)]
-    # Each key names the first actum stored under it, in this batch or before: read it back.
-    return [
-        sql.row_actum(
-            actum.chronicum_id,
-            conn.execute(sql.BY_KEY, (owner_id, actum.chronicum_id, key)).fetchone(),
-        )
-        for actum, key in zip(acta, keys, strict=True)
-    ]
-
-
-def restore_batch(conn: sqlite3.Connection, batch: RestoreBatch) -> int:
-    """Write a batch :meth:`chronica.Chronicarius.check_restore` returned, inside the caller's
-    open write transaction on a file chronica's tables live in; returns the acta newly stored.
-
-    For a caller that writes more in the same transaction (chronomem's import: facts and
-    sessions of one file, all or nothing). Raises :class:`chronica.DuplicateActumError` before
-    inserting anything of the batch when an actum ID is held elsewhere.
-    """
-    return _restore(conn, batch.owner_id, batch.chronica, batch.acta)
-
-
-def _restore(
-    conn: sqlite3.Connection, owner_id: str, chronica: Sequence[Chronicum], acta: Sequence[Actum]
-) -> int:
-    conn.executemany(sql.CREATE, [(owner_id, c.id, sql.utc_text(c.created_at)) for c in chronica])
-    rows = _restore_rows(conn, owner_id, acta)
-    conn.executemany(sql.RESTORE, rows)
-    return len(rows)
-
-
-def _restore_rows(
-    conn: sqlite3.Connection, owner_id: str, acta: Sequence[Actum]
-) -> list[tuple[Any, ...]]:
-    """Rows for the acta not stored yet, each numbered on from its chronicum's last seq.
-
-    Raises :class:`chronica.DuplicateActumError` for an ID stored in another chronicum,
-    before anything of the batch is inserted.
-    """
-    last_seq: dict[str, int] = {}
-    rows = []
-    for actum in acta:
-        where = conn.execute(
-            "SELECT owner_id, chronicum_id FROM chronica_acta WHERE id = ?", (actum.id,)
-        ).fetchone()
-        if where is not None:
-            if tuple(where) != (owner_id, actum.chronicum_id):
-                raise DuplicateActumError(actum.id)
-            continue  # restored before: importing one export twice changes nothing
-        seq = last_seq.get(actum.chronicum_id)
-        if seq is None:
-            (seq,) = conn.execute(
-                "SELECT COALESCE(MAX(seq), 0) FROM chronica_acta "
-                "WHERE owner_id = ? AND chronicum_id = ?",
-                (owner_id, actum.chronicum_id),
-            ).fetchone()
-        last_seq[actum.chronicum_id] = seq = seq + 1
-        assert actum.at is not None, "Chronicarius.restore checks every at"
-        rows.append(
-            (
-                owner_id,
-                actum.chronicum_id,
-                seq,
-                *sql.actum_params(owner_id, actum, actum.at, None)[2:-1],
-            )
-        )
-    return rows

@@ -1,0 +1,180 @@
+"""Browsing and erasing in :class:`chronica.stores.sqlite.SQLiteStore`: the statements and
+the functions that run them on one connection.
+
+Every read is an index range: an owner's chronica through ``UNIQUE (owner_id, id)``, a
+chronicum's acta through ``chronica_acta_by_seq (owner_id, chronicum_id, seq)``, walked from
+a cursor for one page, so a 100,000-acta chronicum costs what one page costs. Counts read
+the last position of each chronicum (positions have no gaps) rather than counting rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from chronica._errors import ChronicumNotFoundError, StoreError
+from chronica._model import ActaPage, ActumEntry, ChronicaCounts, ChronicumSummary
+
+from . import _sqlite_rows as sql
+
+__all__ = [
+    "acta_page",
+    "chronica_page",
+    "counts",
+    "erase_owner",
+    "find_actum",
+]
+
+_LAST_SEQ = (
+    "SELECT max(seq) FROM chronica_acta a WHERE a.owner_id = c.owner_id AND a.chronicum_id = c.id"
+)
+_CHRONICA_PAGE = f"""
+    SELECT c.id, c.owner_id, c.created_at, coalesce(({_LAST_SEQ}), 0),
+           (SELECT a.at FROM chronica_acta a
+             WHERE a.owner_id = c.owner_id AND a.chronicum_id = c.id ORDER BY a.seq DESC LIMIT 1)
+    FROM chronica_chronica c WHERE c.owner_id = ? ORDER BY c.num DESC LIMIT ? OFFSET ?
+"""
+_COUNTS = f"""
+    SELECT count(*), coalesce(sum(({_LAST_SEQ})), 0)
+    FROM chronica_chronica c WHERE c.owner_id = ?
+"""
+_FIND = f"SELECT chronicum_id, seq, {sql.COLUMNS} FROM chronica_acta WHERE id = ? AND owner_id = ?"
+
+
+def _columns(preview_chars: int) -> str:
+    """``seq``, content length, then ``COLUMNS`` with content cut to ``preview_chars`` if > 0."""
+    content = f"substr(content, 1, {int(preview_chars)})" if preview_chars > 0 else "content"
+    return f"seq, length(content), id, kind, actor_kind, actor, {content}, metadata, at"
+
+
+def _filters(kinds: Sequence[str], actors: Sequence[str]) -> tuple[str, list[Any]]:
+    where = ""
+    if kinds:
+        where += f" AND kind IN ({', '.join('?' * len(kinds))})"
+    if actors:
+        where += f" AND actor_kind IN ({', '.join('?' * len(actors))})"
+    return where, [*kinds, *actors]
+
+
+def chronica_page(
+    conn: sqlite3.Connection, owner_id: str, offset: int, limit: int
+) -> list[ChronicumSummary]:
+    """The owner's chronica, newest created first."""
+    rows = conn.execute(_CHRONICA_PAGE, (owner_id, limit, offset)).fetchall()
+    return [
+        ChronicumSummary(
+            chronicum=sql.row_chronicum(row[:3]),
+            acta=int(row[3]),
+            last_at=None if row[4] is None else datetime.fromisoformat(row[4]),
+        )
+        for row in rows
+    ]
+
+
+def acta_page(
+    conn: sqlite3.Connection,
+    owner_id: str,
+    chronicum_id: str,
+    *,
+    limit: int,
+    before: int | None,
+    after: int | None,
+    last_n: int,
+    kinds: Sequence[str],
+    actors: Sequence[str],
+    preview_chars: int,
+) -> ActaPage:
+    """A page of one window (see :meth:`chronica.BrowsableStore.acta_page`)."""
+    if conn.execute(sql.CHRONICUM, (owner_id, chronicum_id)).fetchone() is None:
+        raise ChronicumNotFoundError(chronicum_id)
+    cond, params = _filters(kinds, actors)
+    key = [owner_id, chronicum_id]
+    first = 0
+    if last_n > 0:  # the window starts at the last_n-th newest actum that passes
+        row = conn.execute(
+            "SELECT seq FROM chronica_acta WHERE owner_id = ? AND chronicum_id = ?"
+            f"{cond} ORDER BY seq DESC LIMIT 1 OFFSET ?",
+            (*key, *params, last_n - 1),
+        ).fetchone()
+        first = int(row[0]) if row else 0
+    scope = f"FROM chronica_acta WHERE owner_id = ? AND chronicum_id = ?{cond} AND seq >= ?"
+    base = (*key, *params, first)
+    columns = _columns(preview_chars)
+    more_before = more_after = False
+    if after is not None:
+        rows = conn.execute(
+            f"SELECT {columns} {scope} AND seq > ? ORDER BY seq LIMIT ?", (*base, after, limit + 1)
+        ).fetchall()
+        more_after, rows = len(rows) > limit, rows[:limit]
+    else:
+        end = before if before is not None else 2**62
+        rows = conn.execute(
+            f"SELECT {columns} {scope} AND seq < ? ORDER BY seq DESC LIMIT ?",
+            (*base, end, limit + 1),
+        ).fetchall()
+        more_before, rows = len(rows) > limit, rows[:limit][::-1]
+    (total,) = conn.execute(f"SELECT count(*) {scope}", base).fetchone()
+    return ActaPage(
+        entries=tuple(
+            ActumEntry(
+                position=row[0], actum=sql.row_actum(chronicum_id, row[2:]), content_length=row[1]
+            )
+            for row in rows
+        ),
+        total=int(total),
+        first_position=first,
+        more_before=more_before,
+        more_after=more_after,
+    )
+
+
+def find_actum(conn: sqlite3.Connection, owner_id: str, actum_id: str) -> ActumEntry | None:
+    """The owner's actum of this ID, whole; found through the unique ``id`` index."""
+    row = conn.execute(_FIND, (actum_id, owner_id)).fetchone()
+    if row is None:
+        return None
+    actum = sql.row_actum(row[0], row[2:])
+    return ActumEntry(position=row[1], actum=actum, content_length=len(actum.content))
+
+
+def counts(conn: sqlite3.Connection, owner_id: str) -> ChronicaCounts:
+    """How many chronica and acta the owner has."""
+    chronica, acta = conn.execute(_COUNTS, (owner_id,)).fetchone()
+    return ChronicaCounts(chronica=int(chronica), acta=int(acta))
+
+
+def erase_owner(conn: sqlite3.Connection, owner_id: str, path: str) -> ChronicaCounts:
+    """Delete the owner's chronica and acta so their bytes leave the file, then the WAL.
+
+    ``conn`` must be in autocommit mode. ``secure_delete`` makes SQLite overwrite what it
+    deletes (cells and freed pages) with zeros instead of leaving it in free space; it is set
+    for this connection only for the erasure, because it costs every later delete too. The
+    new, zeroed pages reach the WAL at commit; the TRUNCATE checkpoint then copies them into
+    the database file and empties the WAL, which held the acta as first written. A reader
+    still holding an old snapshot keeps the checkpoint from finishing: that is reported, and
+    erasing again (which removes nothing more) checkpoints again.
+    """
+    (previous,) = conn.execute("PRAGMA secure_delete").fetchone()
+    conn.execute("PRAGMA secure_delete = ON")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            acta = conn.execute("DELETE FROM chronica_acta WHERE owner_id = ?", (owner_id,))
+            chronica = conn.execute("DELETE FROM chronica_chronica WHERE owner_id = ?", (owner_id,))
+            erased = ChronicaCounts(chronica=chronica.rowcount, acta=acta.rowcount)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.execute(f"PRAGMA secure_delete = {int(previous)}")
+    busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy:
+        raise StoreError(
+            f"{path}: owner {owner_id!r} erased, but a reader kept the write-ahead log from "
+            "being emptied, so old copies may remain in it: close other readers and erase again"
+        )
+    return erased

@@ -1,0 +1,157 @@
+"""The write paths of :class:`chronica.stores.sqlite.SQLiteStore` that run on one borrowed
+connection: the write transaction, one insert, a batch insert, and a restore.
+
+Kept apart from the store so :func:`restore_batch` can run a restore inside a caller's own
+transaction (chronomem imports facts and sessions of one file in one transaction).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any
+
+from chronica._errors import ChronicumNotFoundError, DuplicateActumError
+from chronica._model import Actum, Chronicum
+from chronica._restore import RestoreBatch
+
+from . import _sqlite_rows as sql
+
+__all__ = ["Immediate", "Refused", "insert", "insert_many", "restore", "restore_batch"]
+
+
+class Immediate:
+    """One ``BEGIN IMMEDIATE`` transaction: the write lock is taken before anything is read."""
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is None:
+            self._conn.execute("COMMIT")
+        elif self._conn.in_transaction:
+            # If even ROLLBACK fails, the connection stays in a transaction and is dropped.
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+
+
+def insert(conn: sqlite3.Connection, params: tuple[Any, ...], statement: str = sql.INSERT) -> bool:
+    """Run an insert of one actum; whether it stored a row (INSERT_ONCE may store none).
+
+    Outside ``BEGIN`` the statement is a transaction of its own: an INSERT takes SQLite's
+    write lock (waiting up to ``busy_timeout``) before it reads the next ``seq``, as
+    ``BEGIN IMMEDIATE`` does, so a one-actum write needs no BEGIN and COMMIT round trips.
+    """
+    try:
+        return conn.execute(statement, params).rowcount == 1
+    except sqlite3.IntegrityError as e:
+        if "FOREIGN KEY" in str(e):  # the only foreign key is the chronicum
+            raise ChronicumNotFoundError(params[1]) from None
+        if "chronica_acta.id" in str(e):
+            raise DuplicateActumError(params[2]) from None
+        raise
+
+
+class Refused(Exception):
+    """A batch insert hit a constraint; it is retried one by one to name the actum."""
+
+
+def insert_many(
+    conn: sqlite3.Connection,
+    acta: Sequence[Actum],
+    stamps: list[datetime],
+    params: list[tuple[Any, ...]],
+    owner_id: str,
+    keys: Sequence[str | None],
+) -> list[Actum]:
+    """Insert a batch by one ``executemany``; what each actum became, in order.
+
+    A key taken before (or earlier in the batch) stores no row; only then is each key read
+    back, in the same transaction, to return the actum stored under it first.
+    """
+    statement = sql.INSERT if keys[0] is None else sql.INSERT_ONCE
+    try:
+        stored = conn.executemany(statement, params).rowcount
+    except sqlite3.IntegrityError as e:
+        raise Refused from e  # through Immediate, which rolls the batch back
+    if stored == len(acta):
+        return [sql.stamped(actum, at) for actum, at in zip(acta, stamps, strict=True)]
+    # Each key names the first actum stored under it, in this batch or before: read it back.
+    return [
+        sql.row_actum(
+            actum.chronicum_id,
+            conn.execute(sql.BY_KEY, (owner_id, actum.chronicum_id, key)).fetchone(),
+        )
+        for actum, key in zip(acta, keys, strict=True)
+    ]
+
+
+def restore_batch(conn: sqlite3.Connection, batch: RestoreBatch) -> int:
+    """Write a batch :meth:`chronica.Chronicarius.check_restore` returned, inside the caller's
+    open write transaction on a file chronica's tables live in; returns the acta newly stored.
+
+    For a caller that writes more in the same transaction (chronomem's import: facts and
+    sessions of one file, all or nothing). Raises :class:`chronica.DuplicateActumError` before
+    inserting anything of the batch when an actum ID is held elsewhere.
+    """
+    return restore(conn, batch.owner_id, batch.chronica, batch.acta)
+
+
+def restore(
+    conn: sqlite3.Connection, owner_id: str, chronica: Sequence[Chronicum], acta: Sequence[Actum]
+) -> int:
+    conn.executemany(sql.CREATE, [(owner_id, c.id, sql.utc_text(c.created_at)) for c in chronica])
+    rows = _restore_rows(conn, owner_id, acta)
+    conn.executemany(sql.RESTORE, rows)
+    return len(rows)
+
+
+def _restore_rows(
+    conn: sqlite3.Connection, owner_id: str, acta: Sequence[Actum]
+) -> list[tuple[Any, ...]]:
+    """Rows for the acta not stored yet, each numbered on from its chronicum's last seq.
+
+    Raises :class:`chronica.DuplicateActumError` for an ID stored in another chronicum,
+    before anything of the batch is inserted.
+    """
+    last_seq: dict[str, int] = {}
+    rows = []
+    for actum in acta:
+        where = conn.execute(
+            "SELECT owner_id, chronicum_id FROM chronica_acta WHERE id = ?", (actum.id,)
+        ).fetchone()
+        if where is not None:
+            if tuple(where) != (owner_id, actum.chronicum_id):
+                raise DuplicateActumError(actum.id)
+            continue  # restored before: importing one export twice changes nothing
+        seq = last_seq.get(actum.chronicum_id)
+        if seq is None:
+            (seq,) = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM chronica_acta "
+                "WHERE owner_id = ? AND chronicum_id = ?",
+                (owner_id, actum.chronicum_id),
+            ).fetchone()
+        last_seq[actum.chronicum_id] = seq = seq + 1
+        assert actum.at is not None, "Chronicarius.restore checks every at"
+        rows.append(
+            (
+                owner_id,
+                actum.chronicum_id,
+                seq,
+                *sql.actum_params(owner_id, actum, actum.at, None)[2:-1],
+            )
+        )
+    return rows
