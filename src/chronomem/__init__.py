@@ -11,7 +11,11 @@ Documented decisions (the contract leaves them to us):
 * Naive datetimes are read as UTC; every datetime chronomem returns is timezone-aware UTC.
 * Limits: content at most 64 KiB of UTF-8 and metadata at most 64 KiB of JSON; text may not
   hold NUL or lone surrogates. Violations raise :class:`InvalidFactError` naming the field and
-  write nothing.
+  write nothing; any other bad argument (an owner, a path, weights, a query) raises its parent,
+  :class:`InvalidArgumentError`.
+* An id that names nothing of this owner's raises a :class:`RecordNotFoundError`: a
+  :class:`FactNotFoundError` where only a fact can be meant (``supersede``), an
+  :class:`UnknownIdError` (both that and :class:`EpisodeNotFoundError`) where either can.
 * Contradictions are never silent: ``remember``/``supersede`` return a :class:`FactId` whose
   ``.contradicts`` lists the active facts the new one contradicts; ``contradictions()`` lists
   every open group.
@@ -32,9 +36,13 @@ from __future__ import annotations
 from ._errors import (
     ChronoMemError,
     DatabaseError,
+    EpisodeNotFoundError,
     FactNotActiveError,
     FactNotFoundError,
+    InvalidArgumentError,
     InvalidFactError,
+    RecordNotFoundError,
+    UnknownIdError,
 )
 from ._memory import ChronoMem
 from ._model import Contradiction, Episode, Fact, FactId
@@ -46,10 +54,14 @@ __all__ = [
     "Contradiction",
     "DatabaseError",
     "Episode",
+    "EpisodeNotFoundError",
     "Fact",
     "FactId",
     "FactNotActiveError",
     "FactNotFoundError",
+    "InvalidArgumentError",
     "InvalidFactError",
+    "RecordNotFoundError",
+    "UnknownIdError",
     "estimate_tokens",
 ]

@@ -21,7 +21,14 @@ from chronomem.text.tokens import estimate_tokens, pack
 from chronomem.write.episodes import check_episode, insert_episode
 from chronomem.write.facts import SystemClock, insert_fact, new_fact_id, prepare
 
-from ._errors import ChronoMemError, FactNotActiveError, FactNotFoundError, InvalidFactError
+from ._errors import (
+    ChronoMemError,
+    FactNotActiveError,
+    FactNotFoundError,
+    InvalidArgumentError,
+    InvalidFactError,
+    UnknownIdError,
+)
 from ._model import Contradiction, Episode, Fact, FactId
 from ._records import COLUMNS, parse_record, row_to_fact, row_to_item
 from ._validate import check_fact, check_id, check_opt_text, check_positive, check_text, check_time
@@ -68,7 +75,7 @@ class ChronoMem:
     ) -> None:
         self.owner = check_text("owner", owner, max_bytes=200)
         if token_counter is not None and not callable(token_counter):
-            raise InvalidFactError("token_counter", "must be a callable str -> int")
+            raise InvalidArgumentError("token_counter", "must be a callable str -> int")
         self._count: Callable[[str], int] = token_counter or estimate_tokens
         self.weights = check_weights(weights)
         self._db = open_storage(path, synchronous=synchronous, schema=schema)
@@ -211,20 +218,23 @@ class ChronoMem:
             (fact_id, self.owner),
         ).fetchone()
         if row is None:
-            raise FactNotFoundError(fact_id)
+            # Only a fact can be superseded; forget takes either kind, so its unknown id is
+            # neither.
+            raise FactNotFoundError(fact_id) if superseding else UnknownIdError(fact_id)
         if superseding and row[4] == "episode":
-            raise InvalidFactError(
+            raise InvalidArgumentError(
                 "old_id", f"{fact_id!r} is an episode; episodes are never superseded"
             )
         if row[3] is not None:
-            raise FactNotActiveError(fact_id, "forgotten" if row[2] else "superseded")
+            raise FactNotActiveError(fact_id, "forgotten" if row[2] else "superseded", row[4])
         return int(row[0]), int(row[1])
 
     # -- reads --------------------------------------------------------------------------------
 
     def get(self, fact_id: str) -> Item:
-        """The fact or episode, whatever its state; :class:`FactNotFoundError` if unknown or
-        not yours."""
+        """The fact or episode, whatever its state; :class:`UnknownIdError` (both a
+        :class:`FactNotFoundError` and an :class:`EpisodeNotFoundError`) if unknown or not
+        yours."""
         fid = check_id(fact_id)
         with self._db.read() as conn:
             row = conn.execute(
@@ -232,7 +242,7 @@ class ChronoMem:
                 (fid, self.owner),
             ).fetchone()
         if row is None:
-            raise FactNotFoundError(fid)
+            raise UnknownIdError(fid)
         return row_to_item(row)
 
     def recall(
@@ -263,7 +273,7 @@ class ChronoMem:
         budget = _check_budget(token_budget)
         cap = check_positive("limit", limit)
         if not isinstance(active_only, bool):
-            raise InvalidFactError("active_only", "must be a bool")
+            raise InvalidArgumentError("active_only", "must be a bool")
         view = View(
             owner=self.owner,
             now=0,
@@ -400,10 +410,14 @@ def _check_kinds(value: object) -> tuple[str, ...]:
     if value is None:
         return KINDS
     if isinstance(value, str) or not isinstance(value, Iterable):
-        raise InvalidFactError("kinds", f"must be a tuple drawn from {KINDS}, e.g. ('episode',)")
+        raise InvalidArgumentError(
+            "kinds", f"must be a tuple drawn from {KINDS}, e.g. ('episode',)"
+        )
     kinds = tuple(dict.fromkeys(value))
     if not kinds or any(k not in KINDS for k in kinds):
-        raise InvalidFactError("kinds", f"must be a non-empty selection of {KINDS}, got {kinds!r}")
+        raise InvalidArgumentError(
+            "kinds", f"must be a non-empty selection of {KINDS}, got {kinds!r}"
+        )
     return kinds
 
 
@@ -411,7 +425,7 @@ def _check_budget(value: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidFactError("token_budget", f"must be an int, not {type(value).__name__}")
+        raise InvalidArgumentError("token_budget", f"must be an int, not {type(value).__name__}")
     if value < 0:
-        raise InvalidFactError("token_budget", f"must be >= 0, got {value}")
+        raise InvalidArgumentError("token_budget", f"must be >= 0, got {value}")
     return value

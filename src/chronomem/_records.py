@@ -12,7 +12,7 @@ from chronomem.write.episodes import ImportedEpisode
 from ._errors import InvalidFactError
 from ._isotime import read_time, record_time
 from ._model import Episode, Fact, from_us
-from ._validate import check_fact, check_id, check_opt_text
+from ._validate import check_fact, check_id, check_opt_text, fact_fields
 
 __all__ = ["COLUMNS", "ImportedFact", "parse_record", "row_to_fact", "row_to_item"]
 
@@ -76,6 +76,10 @@ class ImportedFact:
     def __init__(self, record: Mapping[str, Any]) -> None:
         if not isinstance(record, Mapping):
             raise InvalidFactError("record", "must be a mapping (as export_facts yields)")
+        with fact_fields():
+            self._read(record)
+
+    def _read(self, record: Mapping[str, Any]) -> None:
         self.id = check_id(record.get("id"))
         self.data = check_fact(
             record.get("content"),

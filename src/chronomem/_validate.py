@@ -4,18 +4,23 @@ Limits: content at most 64 KiB of UTF-8, metadata at most 64 KiB of JSON nested 
 at most 32 entities of at most 200 characters each. Text, including every key and string inside
 metadata, must be valid Unicode (no lone surrogates) without NUL characters. Naive datetimes are
 accepted and read as UTC.
+
+The generic checks (text, times, counts, ids) raise :class:`InvalidArgumentError`; inside
+:func:`fact_fields`, which wraps the check of a fact or episode being written or imported, the
+same failure is an :class:`InvalidFactError`, so the error says what it is about.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ._errors import InvalidFactError
+from ._errors import InvalidArgumentError, InvalidFactError
 from ._model import to_us
 
 __all__ = [
@@ -27,6 +32,7 @@ __all__ = [
     "check_positive",
     "check_text",
     "check_time",
+    "fact_fields",
 ]
 
 MAX_CONTENT_BYTES = 64 * 1024
@@ -53,23 +59,23 @@ class FactInput:
 def check_text(field: str, value: object, *, max_bytes: int = MAX_CONTENT_BYTES) -> str:
     """A non-blank str without NUL or lone surrogates, within ``max_bytes`` of UTF-8."""
     if not isinstance(value, str):
-        raise InvalidFactError(field, f"must be a str, not {type(value).__name__}")
+        raise InvalidArgumentError(field, f"must be a str, not {type(value).__name__}")
     if not value.strip():
-        raise InvalidFactError(field, "must not be empty or only whitespace")
+        raise InvalidArgumentError(field, "must not be empty or only whitespace")
     size = _utf8_size(field, value)
     if size > max_bytes:
-        raise InvalidFactError(field, f"is {size} bytes; the limit is {max_bytes}")
+        raise InvalidArgumentError(field, f"is {size} bytes; the limit is {max_bytes}")
     return value
 
 
 def _utf8_size(field: str, value: str) -> int:
     """The UTF-8 size of ``value``, which must hold no NUL and no lone surrogate."""
     if "\x00" in value:
-        raise InvalidFactError(field, "must not contain NUL characters")
+        raise InvalidArgumentError(field, "must not contain NUL characters")
     try:
         return len(value.encode("utf-8"))
     except UnicodeEncodeError as e:
-        raise InvalidFactError(field, "must be valid Unicode (lone surrogate)") from e
+        raise InvalidArgumentError(field, "must be valid Unicode (lone surrogate)") from e
 
 
 def check_opt_text(field: str, value: object, *, max_bytes: int = MAX_SHORT_TEXT) -> str | None:
@@ -96,11 +102,11 @@ def check_time(field: str, value: object) -> int | None:
     if value is None:
         return None
     if not isinstance(value, datetime):
-        raise InvalidFactError(field, f"must be a datetime, not {type(value).__name__}")
+        raise InvalidArgumentError(field, f"must be a datetime, not {type(value).__name__}")
     try:
         return to_us(value)
     except (OverflowError, ValueError, TypeError) as e:  # TypeError: a tzinfo that misbehaves
-        raise InvalidFactError(field, f"is out of range: {e}") from e
+        raise InvalidArgumentError(field, f"is out of range: {e}") from e
 
 
 def check_positive(field: str, value: object) -> int | None:
@@ -108,16 +114,16 @@ def check_positive(field: str, value: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidFactError(field, f"must be an int, not {type(value).__name__}")
+        raise InvalidArgumentError(field, f"must be an int, not {type(value).__name__}")
     if value < 1:
-        raise InvalidFactError(field, f"must be at least 1, got {value}")
+        raise InvalidArgumentError(field, f"must be at least 1, got {value}")
     return value
 
 
 def check_id(value: object) -> str:
     """A fact id must be a short, clean str; whether it exists is the store's question."""
     if not isinstance(value, str) or not value or len(value) > MAX_SHORT_TEXT:
-        raise InvalidFactError("fact_id", "must be a non-empty str")
+        raise InvalidArgumentError("fact_id", "must be a non-empty str")
     return check_text("fact_id", value, max_bytes=4 * MAX_SHORT_TEXT)
 
 
@@ -193,8 +199,25 @@ class _JsonCheck:
         self.budget -= _utf8_size("metadata", value)
 
 
+@contextlib.contextmanager
+def fact_fields() -> Iterator[None]:
+    """Checks of a fact or episode being written: a field that fails is an
+    :class:`InvalidFactError` (the generic checks raise :class:`InvalidArgumentError`)."""
+    try:
+        yield
+    except InvalidFactError:
+        raise
+    except InvalidArgumentError as e:
+        raise InvalidFactError(e.field, e.problem) from e.__cause__
+
+
 def check_fact(content: object, **options: Any) -> FactInput:
     """Validate every field of a new fact; raises :class:`InvalidFactError` naming the field."""
+    with fact_fields():
+        return _fact_input(content, options)
+
+
+def _fact_input(content: object, options: Mapping[str, Any]) -> FactInput:
     return FactInput(
         content=check_text("content", content),
         category=check_opt_text("category", options["category"]),

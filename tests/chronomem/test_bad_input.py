@@ -13,7 +13,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chronomem import ChronoMem, ChronoMemError, DatabaseError, FactNotFoundError, InvalidFactError
+from chronomem import (
+    ChronoMem,
+    ChronoMemError,
+    DatabaseError,
+    EpisodeNotFoundError,
+    FactNotActiveError,
+    FactNotFoundError,
+    InvalidArgumentError,
+    InvalidFactError,
+    RecordNotFoundError,
+    UnknownIdError,
+)
 from tests.chronomem.backends import MemoryTarget, count
 
 TABLES = (
@@ -128,14 +139,31 @@ def test_odd_but_valid_unicode_round_trips(mem: ChronoMem) -> None:
         (lambda m: m.recall("x", category=""), "category"),
         (lambda m: m.recall("x", active_only="yes"), "active_only"),
         (lambda m: m.timeline(""), "entity"),
-        (lambda m: m.import_facts([{"id": "x"}]), "content"),
-        (lambda m: m.import_facts(["nope"]), "record"),
+        (lambda m: m.supersede(m.remember_episode("hi", speaker="A", session="s"), "x"), "old_id"),
     ],
 )
 def test_bad_arguments(mem: ChronoMem, call: Callable[[ChronoMem], object], field: str) -> None:
     before = counts(mem)
-    with pytest.raises(InvalidFactError) as info:
+    with pytest.raises(InvalidArgumentError) as info:
         call(mem)
+    assert info.value.field == field
+    assert not isinstance(info.value, InvalidFactError)  # about the call, not a fact
+    assert isinstance(info.value, ChronoMemError)
+    assert isinstance(info.value, ValueError)
+    if field != "old_id":
+        assert counts(mem) == before
+
+
+@pytest.mark.parametrize(
+    ("records", "field"),
+    [([{"id": "x"}], "content"), (["nope"], "record"), ([{"id": "", "content": "x"}], "fact_id")],
+)
+def test_a_bad_record_to_import_is_a_bad_fact(
+    mem: ChronoMem, records: list[object], field: str
+) -> None:
+    before = counts(mem)
+    with pytest.raises(InvalidFactError) as info:
+        mem.import_facts(records)  # type: ignore[arg-type]  # the bad record is the point
     assert info.value.field == field
     assert counts(mem) == before
 
@@ -150,16 +178,45 @@ def test_constructor_arguments(memory_target: MemoryTarget) -> None:
         ({"token_counter": 5}, "token_counter"),
     ]
     for kwargs, field in cases:
-        with pytest.raises(InvalidFactError) as info:
+        with pytest.raises(InvalidArgumentError) as info:
             memory_target.open(**kwargs)
         assert info.value.field == field
+        assert not isinstance(info.value, InvalidFactError)
 
 
 def test_unknown_ids_are_not_found(mem: ChronoMem) -> None:
     before = counts(mem)
-    with pytest.raises(FactNotFoundError):
+    with pytest.raises(FactNotFoundError) as info:
         mem.supersede("deadbeef", "Alice is here")
+    assert not isinstance(info.value, EpisodeNotFoundError)  # only a fact is superseded
+    assert str(info.value) == "fact 'deadbeef' not found"
     assert counts(mem) == before
+
+
+def test_an_unknown_id_is_neither_a_fact_nor_an_episode(mem: ChronoMem) -> None:
+    episode = mem.remember_episode("I moved to Menteng", speaker="Ardian", session="s")
+    stranger = mem.for_owner("someone else")
+    for call in (stranger.get, stranger.forget, mem.get, mem.forget):
+        known = call in (stranger.get, stranger.forget)
+        with pytest.raises(RecordNotFoundError) as info:
+            call(episode if known else "deadbeef")
+        # Code catching either kind's error catches it; the message names both kinds.
+        error = info.value
+        assert isinstance(error, UnknownIdError)
+        assert isinstance(error, EpisodeNotFoundError)
+        assert isinstance(error, FactNotFoundError)
+        assert isinstance(error, LookupError)
+        assert error.record_id == error.episode_id == error.fact_id
+        assert "fact or episode" in str(info.value)
+
+
+def test_an_episode_not_active_says_episode(mem: ChronoMem) -> None:
+    episode = mem.remember_episode("I moved to Menteng", speaker="Ardian", session="s")
+    mem.forget(episode)
+    with pytest.raises(FactNotActiveError) as info:
+        mem.forget(episode)
+    assert info.value.kind == "episode"
+    assert str(info.value) == f"episode {episode!r} is not active (already forgotten)"
 
 
 @given(query=st.text(min_size=1, max_size=80).filter(lambda s: s.strip() and "\x00" not in s))
@@ -170,7 +227,7 @@ def test_any_query_text_is_safe(mem: ChronoMem, query: str) -> None:
     try:
         query.encode("utf-8")
     except UnicodeEncodeError:
-        with pytest.raises(InvalidFactError):
+        with pytest.raises(InvalidArgumentError):
             mem.recall(query)
         return
     results = mem.recall(query, token_budget=50)
@@ -276,6 +333,7 @@ def test_naive_and_aware_times_agree(mem: ChronoMem) -> None:
 def test_a_bad_id_is_invalid_not_missing(memory_target: MemoryTarget, bad: str) -> None:
     with memory_target.open() as mem:
         for call in (mem.get, mem.forget, lambda i: mem.supersede(i, "x is y")):
-            with pytest.raises(InvalidFactError) as info:
+            with pytest.raises(InvalidArgumentError) as info:
                 call(bad)
             assert info.value.field == "fact_id"
+            assert not isinstance(info.value, InvalidFactError)

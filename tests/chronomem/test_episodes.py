@@ -8,7 +8,14 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from chronica import ActorKind, Actum, ActumKind, Chronicarius, ChronicumNotFoundError
-from chronomem import ChronoMem, Episode, Fact, FactNotActiveError, InvalidFactError
+from chronomem import (
+    ChronoMem,
+    Episode,
+    Fact,
+    FactNotActiveError,
+    InvalidArgumentError,
+    InvalidFactError,
+)
 from tests.chronomem.backends import MemoryTarget
 
 MAY = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
@@ -70,7 +77,7 @@ def test_kinds_restrict_and_mix(memory_target: MemoryTarget) -> None:
 
 @pytest.mark.parametrize("kinds", ["episode", (), ("episodes",), ("fact", 3), 5])
 def test_bad_kinds_are_refused(memory_target: MemoryTarget, kinds: object) -> None:
-    with memory_target.open() as mem, pytest.raises(InvalidFactError, match="kinds"):
+    with memory_target.open() as mem, pytest.raises(InvalidArgumentError, match="kinds"):
         mem.recall("x", kinds=kinds)  # type: ignore[arg-type]  # the bad value under test
 
 
@@ -102,7 +109,7 @@ def test_episodes_are_never_superseded_and_never_contradict(memory_target: Memor
     with memory_target.open() as mem:
         a = mem.remember_episode("My phone is a Pixel 9", speaker="Ardian", session="s")
         mem.remember_episode("My phone is an iPhone 16", speaker="Ardian", session="s")
-        with pytest.raises(InvalidFactError, match="never superseded"):
+        with pytest.raises(InvalidArgumentError, match="never superseded"):
             mem.supersede(a, "My phone is a Pixel 10")
         assert mem.contradictions() == []
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chronomem import FactNotFoundError, InvalidFactError
+from chronomem import FactNotFoundError, InvalidArgumentError
 from tests.chronomem.backends import MemoryTarget
 
 
@@ -23,5 +23,5 @@ def test_a_view_shares_the_file_and_keeps_owners_apart(memory_target: MemoryTarg
 
 @pytest.mark.parametrize("owner", ["", "   ", "a\x00b", "x" * 201, 7])
 def test_a_bad_owner_is_refused(memory_target: MemoryTarget, owner: object) -> None:
-    with memory_target.open() as mem, pytest.raises(InvalidFactError, match="owner"):
+    with memory_target.open() as mem, pytest.raises(InvalidArgumentError, match="owner"):
         mem.for_owner(owner)  # type: ignore[arg-type]  # the bad type is the point

@@ -235,7 +235,21 @@ def test_every_public_error_derives_from_the_root() -> None:
         "ChronoMemError",
         "DatabaseError",
         "FactNotActiveError",
+        "EpisodeNotFoundError",
         "FactNotFoundError",
+        "InvalidArgumentError",
         "InvalidFactError",
+        "RecordNotFoundError",
     }
     assert all(issubclass(e, ChronoMemError) for e in errors)
+
+
+def test_errors_are_grouped_by_what_they_are_about() -> None:
+    assert chronomem.__all__ == sorted(chronomem.__all__)
+    assert issubclass(chronomem.InvalidFactError, chronomem.InvalidArgumentError)
+    assert issubclass(chronomem.InvalidArgumentError, ValueError)
+    for found in (chronomem.FactNotFoundError, chronomem.EpisodeNotFoundError):
+        assert issubclass(found, chronomem.RecordNotFoundError)
+        assert issubclass(chronomem.UnknownIdError, found)
+    assert issubclass(chronomem.RecordNotFoundError, LookupError)
+    assert not issubclass(chronomem.FactNotFoundError, chronomem.EpisodeNotFoundError)

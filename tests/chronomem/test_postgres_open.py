@@ -9,7 +9,7 @@ import psycopg
 import psycopg_pool
 import pytest
 
-from chronomem import ChronoMem, DatabaseError, InvalidFactError
+from chronomem import ChronoMem, DatabaseError, InvalidArgumentError
 from tests.chronomem.backends import dsn_url
 
 
@@ -37,12 +37,12 @@ def test_two_schemas_are_two_memories(pg_dsn: str, pg_schema: str) -> None:
 
 @pytest.mark.parametrize("schema", ["", "1abc", "a-b", 'x"; DROP TABLE t; --', "a" * 64, "café", 7])
 def test_a_schema_that_is_not_a_plain_identifier_is_refused(pg_dsn: str, schema: object) -> None:
-    with pytest.raises(InvalidFactError, match="schema"):
+    with pytest.raises(InvalidArgumentError, match="schema"):
         ChronoMem(dsn_url(pg_dsn), schema=schema)  # type: ignore[arg-type]  # the bad input
 
 
 def test_a_schema_for_a_sqlite_file_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(InvalidFactError, match="schema"):
+    with pytest.raises(InvalidArgumentError, match="schema"):
         ChronoMem(tmp_path / "m.db", schema="chronomem")
     assert not (tmp_path / "m.db").exists()
 

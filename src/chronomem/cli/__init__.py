@@ -18,8 +18,8 @@ from chronica import ChronicaError
 from chronomem import (
     ChronoMemError,
     FactNotActiveError,
-    FactNotFoundError,
-    InvalidFactError,
+    InvalidArgumentError,
+    RecordNotFoundError,
 )
 from chronomem._doors.arguments import add_target_arguments
 from chronomem._doors.settings import SettingsError, resolve_db, resolve_owner, without_password
@@ -245,10 +245,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader (``| head``) left; say nothing more and do not fail loudly.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  # interpreter flushes it at exit
         return EXIT_OK
-    except (Usage, InvalidFactError, ExportFormatError) as e:
+    except (Usage, InvalidArgumentError, ExportFormatError) as e:
         _say(args, e)
         return EXIT_USAGE
-    except (NotFound, FactNotFoundError, FactNotActiveError) as e:
+    except (NotFound, RecordNotFoundError, FactNotActiveError) as e:
         _say(args, e)
         return EXIT_EMPTY
     except (ChronoMemError, ChronicaError, OSError) as e:

@@ -12,7 +12,7 @@ import os
 from contextlib import AbstractContextManager
 from typing import Protocol
 
-from chronomem._errors import DatabaseError, InvalidFactError
+from chronomem._errors import DatabaseError, InvalidArgumentError
 from chronomem.engine.dialect import Conn
 
 __all__ = ["Storage", "is_postgres", "open_storage"]
@@ -64,9 +64,9 @@ def open_storage(target: object, *, synchronous: str, schema: str | None) -> Sto
             ) from e
         return PostgresDatabase(target, schema="chronomem" if schema is None else schema)  # type: ignore[arg-type]  # is_postgres checked the type
     if schema is not None:
-        raise InvalidFactError("schema", "names a PostgreSQL schema; a SQLite file has none")
+        raise InvalidArgumentError("schema", "names a PostgreSQL schema; a SQLite file has none")
     if not isinstance(target, (str, os.PathLike)):
-        raise InvalidFactError(
+        raise InvalidArgumentError(
             "path", "must be a file path, a postgresql:// DSN or a psycopg_pool.ConnectionPool"
         )
     from chronomem.engine.sqlite.db import Database

@@ -28,7 +28,13 @@ from google.adk.sessions import Session
 from google.genai import types
 
 from chronica.integrations.adk import owner_for
-from chronomem import ChronoMem, Episode, FactNotActiveError, FactNotFoundError, InvalidFactError
+from chronomem import (
+    ChronoMem,
+    Episode,
+    FactNotActiveError,
+    InvalidArgumentError,
+    RecordNotFoundError,
+)
 from chronomem._sessions import Turn, index_turns
 
 __all__ = ["ChronoMemMemoryService"]
@@ -52,7 +58,7 @@ class ChronoMemMemoryService(BaseMemoryService):
         if not isinstance(memory, ChronoMem):
             raise TypeError(f"memory must be a chronomem.ChronoMem, got {type(memory).__name__}")
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InvalidFactError("limit", f"must be an int >= 1, got {limit!r}")
+            raise InvalidArgumentError("limit", f"must be an int >= 1, got {limit!r}")
         self._memory = memory
         self._limit = limit
 
@@ -105,7 +111,7 @@ class ChronoMemMemoryService(BaseMemoryService):
         memory = self.memory_for(app_name, user_id)
         try:
             await asyncio.to_thread(memory.forget, memory_id, "deleted through ADK")
-        except (FactNotFoundError, FactNotActiveError, InvalidFactError):
+        except (RecordNotFoundError, FactNotActiveError, InvalidArgumentError):
             return  # not this user's memory, already forgotten, or no memory's ID at all
 
 

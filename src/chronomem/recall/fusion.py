@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from chronomem._errors import InvalidFactError
+from chronomem._errors import InvalidArgumentError
 from chronomem.engine.dialect import Conn
 from chronomem.recall.lexical import (
     LexicalParams,
@@ -72,14 +72,14 @@ def check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
     if weights is None:
         return merged
     if not isinstance(weights, Mapping):
-        raise InvalidFactError("weights", "must be a mapping of channel name to number")
+        raise InvalidArgumentError("weights", "must be a mapping of channel name to number")
     for name, value in weights.items():
         if name not in CHANNELS:
-            raise InvalidFactError("weights", f"unknown channel {name!r}; use {CHANNELS}")
+            raise InvalidArgumentError("weights", f"unknown channel {name!r}; use {CHANNELS}")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise InvalidFactError("weights", f"{name} must be a number")
+            raise InvalidArgumentError("weights", f"{name} must be a number")
         if math.isnan(value) or value < 0 or math.isinf(value):
-            raise InvalidFactError("weights", f"{name} must be finite and >= 0")
+            raise InvalidArgumentError("weights", f"{name} must be finite and >= 0")
         merged[name] = float(value)
     return merged
 

@@ -15,7 +15,14 @@ from typing import Any
 
 from chronomem._errors import InvalidFactError
 from chronomem._isotime import read_time, record_time
-from chronomem._validate import _check_metadata, check_id, check_opt_text, check_text, check_time
+from chronomem._validate import (
+    _check_metadata,
+    check_id,
+    check_opt_text,
+    check_text,
+    check_time,
+    fact_fields,
+)
 from chronomem.engine.dialect import Conn
 from chronomem.recall.lexindex import context_of, index_document
 from chronomem.text.entities import entity_key
@@ -42,14 +49,15 @@ class EpisodeInput:
 
 def check_episode(content: object, **options: Any) -> EpisodeInput:
     """Validate every field of a new episode; raises ``InvalidFactError`` naming the field."""
-    return EpisodeInput(
-        content=check_text("content", content),
-        speaker=check_text("speaker", options["speaker"], max_bytes=MAX_SPEAKER_BYTES),
-        session=check_text("session", options["session"], max_bytes=MAX_SESSION_BYTES),
-        at=check_time("at", options["at"]),
-        metadata=_check_metadata(options["metadata"]),
-        source=check_opt_text("source", options.get("source"), max_bytes=2048),
-    )
+    with fact_fields():
+        return EpisodeInput(
+            content=check_text("content", content),
+            speaker=check_text("speaker", options["speaker"], max_bytes=MAX_SPEAKER_BYTES),
+            session=check_text("session", options["session"], max_bytes=MAX_SESSION_BYTES),
+            at=check_time("at", options["at"]),
+            metadata=_check_metadata(options["metadata"]),
+            source=check_opt_text("source", options.get("source"), max_bytes=2048),
+        )
 
 
 def insert_episode(
@@ -104,6 +112,10 @@ class ImportedEpisode:
     """A validated exported episode: the payload plus the times to restore."""
 
     def __init__(self, record: Mapping[str, Any]) -> None:
+        with fact_fields():
+            self._read(record)
+
+    def _read(self, record: Mapping[str, Any]) -> None:
         self.id = check_id(record.get("id"))
         self.data = check_episode(
             record.get("content"),

@@ -31,7 +31,7 @@ from pydantic import BaseModel
 
 from chronica.integrations.adk import ChronicaSessionService, owner_for
 from chronica.stores.sqlite import SQLiteStore
-from chronomem import ChronoMem, InvalidFactError
+from chronomem import ChronoMem, InvalidArgumentError, InvalidFactError
 from chronomem.integrations.adk import ChronoMemMemoryService
 
 APP, USER = "trips", "ardian"
@@ -194,7 +194,7 @@ def test_bad_events_store_nothing_and_odd_text_is_kept_readable(tmp_path: Path) 
         for query, text in [("null", "null   here"), ("surrogate", "lone ? surrogate")]:
             found = asyncio.run(service.search_memory(app_name=APP, user_id=USER, query=query))
             assert found.memories[0].content.parts == [types.Part(text=text)]
-        with pytest.raises(InvalidFactError, match="limit"):
+        with pytest.raises(InvalidArgumentError, match="limit"):
             ChronoMemMemoryService(mem, limit=0)
         with pytest.raises(TypeError, match="ChronoMem"):
             ChronoMemMemoryService("m.db")  # type: ignore[arg-type]  # the point of the test

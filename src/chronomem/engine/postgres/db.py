@@ -28,7 +28,7 @@ import psycopg
 import psycopg.conninfo
 import psycopg_pool
 
-from chronomem._errors import DatabaseError, InvalidFactError
+from chronomem._errors import DatabaseError, InvalidArgumentError
 from chronomem.engine.dialect import Dialect
 from chronomem.engine.postgres.dialect import POSTGRES
 from chronomem.engine.postgres.schema import SCHEMA_VERSION, migrate, quoted_schema
@@ -181,7 +181,7 @@ class PostgresDatabase:
         self._quoted = quoted_schema(schema)
         self.schema = schema
         if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
-            raise InvalidFactError("max_size", "must be an int >= 1")
+            raise InvalidArgumentError("max_size", "must be an int >= 1")
         if isinstance(target, psycopg_pool.ConnectionPool):
             self._pool, self._owns_pool = target, False
             self.path = f"{target.name} (a borrowed pool), schema {schema}"
@@ -189,7 +189,7 @@ class PostgresDatabase:
                 migrate(conn, schema)
             return
         if not isinstance(target, str):
-            raise InvalidFactError("path", "must be a file path, a DSN or a ConnectionPool")
+            raise InvalidArgumentError("path", "must be a file path, a DSN or a ConnectionPool")
         self.path = f"{redacted(target)}, schema {schema}"
         options = {"autocommit": True, "options": f"-c search_path={self._quoted}"}
         self._migrate_direct(target, options)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from chronomem._errors import DatabaseError, InvalidFactError
+from chronomem._errors import DatabaseError, InvalidArgumentError
 from chronomem.engine.dialect import Conn
 
 __all__ = ["SCHEMA_VERSION", "migrate", "quoted_schema"]
@@ -121,10 +121,10 @@ SCHEMA_VERSION = len(_MIGRATIONS)
 
 
 def quoted_schema(name: object) -> str:
-    """``name`` double-quoted for SQL, or :class:`InvalidFactError` if it is not a plain
+    """``name`` double-quoted for SQL, or :class:`InvalidArgumentError` if it is not a plain
     identifier (it is interpolated into DDL, so nothing else may pass)."""
     if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
-        raise InvalidFactError(
+        raise InvalidArgumentError(
             "schema",
             "must be letters, digits and underscores (at most 63), not starting with a digit",
         )
