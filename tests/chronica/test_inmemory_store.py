@@ -2,6 +2,8 @@
 
 from chronica.storeconformance import (
     BatchStoreContract,
+    BrowsableStoreContract,
+    ErasableStoreContract,
     IdempotentStoreContract,
     RestorableStoreContract,
     StoreContract,
@@ -25,5 +27,15 @@ class TestInMemoryStoreRestore(RestorableStoreContract):
 
 
 class TestInMemoryStoreBatches(BatchStoreContract):
+    def make_store(self) -> InMemoryStore:
+        return InMemoryStore()
+
+
+class TestInMemoryStoreBrowsing(BrowsableStoreContract):
+    def make_store(self) -> InMemoryStore:
+        return InMemoryStore()
+
+
+class TestInMemoryStoreErasing(ErasableStoreContract):
     def make_store(self) -> InMemoryStore:
         return InMemoryStore()

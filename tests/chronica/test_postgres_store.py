@@ -8,6 +8,8 @@ import pytest
 
 from chronica.storeconformance import (
     BatchStoreContract,
+    BrowsableStoreContract,
+    ErasableStoreContract,
     IdempotentStoreContract,
     RestorableStoreContract,
     StoreContract,
@@ -39,6 +41,20 @@ class TestPostgresStoreBatches(BatchStoreContract):
 
 
 class TestPostgresStoreRestore(RestorableStoreContract):
+    @pytest.fixture
+    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
+        with PostgresStore(pg_dsn, schema=pg_schema) as store:
+            yield store
+
+
+class TestPostgresStoreBrowsing(BrowsableStoreContract):
+    @pytest.fixture
+    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
+        with PostgresStore(pg_dsn, schema=pg_schema) as store:
+            yield store
+
+
+class TestPostgresStoreErasing(ErasableStoreContract):
     @pytest.fixture
     def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
         with PostgresStore(pg_dsn, schema=pg_schema) as store:

@@ -9,6 +9,8 @@ import pytest
 
 from chronica.storeconformance import (
     BatchStoreContract,
+    BrowsableStoreContract,
+    ErasableStoreContract,
     IdempotentStoreContract,
     RestorableStoreContract,
     StoreContract,
@@ -39,6 +41,20 @@ class TestSQLiteStoreBatches(BatchStoreContract):
 
 
 class TestSQLiteStoreRestore(RestorableStoreContract):
+    @pytest.fixture
+    def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
+        with SQLiteStore(tmp_path / "chronica.db") as store:
+            yield store
+
+
+class TestSQLiteStoreBrowsing(BrowsableStoreContract):
+    @pytest.fixture
+    def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
+        with SQLiteStore(tmp_path / "chronica.db") as store:
+            yield store
+
+
+class TestSQLiteStoreErasing(ErasableStoreContract):
     @pytest.fixture
     def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
         with SQLiteStore(tmp_path / "chronica.db") as store:

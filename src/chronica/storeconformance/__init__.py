@@ -13,7 +13,9 @@ A backend proves itself by subclassing these classes with a factory::
             return MyStore(...)
 
 A store that can take back exports also subclasses :class:`RestorableStoreContract`; one
-that writes batches in one transaction, :class:`BatchStoreContract`.
+that writes batches in one transaction, :class:`BatchStoreContract`; one that can be paged
+through, :class:`BrowsableStoreContract`; one that can erase an owner,
+:class:`ErasableStoreContract`.
 
 Each test gets a fresh store from ``make_store``; if the store has a ``close()`` method it
 is called afterwards. A factory that needs pytest fixtures (a database URL, a temporary
@@ -27,6 +29,8 @@ This package imports pytest, so it is for test code only (``pip install chronome
 
 from ._base import OWNER, OwnerView, make_actum, run_together
 from ._batch import BatchStoreContract
+from ._browse import BrowsableStoreContract
+from ._erase import ErasableStoreContract
 from ._idempotent import IdempotentStoreContract
 from ._restore import RestorableStoreContract
 from ._store import StoreContract
@@ -34,6 +38,8 @@ from ._store import StoreContract
 __all__ = [
     "OWNER",
     "BatchStoreContract",
+    "BrowsableStoreContract",
+    "ErasableStoreContract",
     "IdempotentStoreContract",
     "OwnerView",
     "RestorableStoreContract",
