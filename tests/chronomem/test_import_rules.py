@@ -41,13 +41,7 @@ DOORS = {
 FLOOR = "chronomem._doors"
 """What the doors share; below them, above the core."""
 
-PRIVATE_STORE_IMPORTS_ALLOWED = frozenset(
-    {
-        # Removed by the BrowsableStore work: the inspector then reads sessions through
-        # chronica's store protocol instead of quoting its PostgreSQL schema name itself.
-        ("chronomem.ui._sessions_postgres", "chronica.stores._postgres_schema"),
-    }
-)
+PRIVATE_STORE_IMPORTS_ALLOWED: frozenset[tuple[str, str]] = frozenset()
 """Known breaks of the private-store rule, each to be removed (an entry no longer needed fails
 the test too, so this list only shrinks)."""
 

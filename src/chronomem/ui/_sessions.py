@@ -1,36 +1,49 @@
-"""Read chronica's sessions page by page, read-only, on either engine.
+"""Read chronica's sessions page by page, read-only, on either engine, through chronica's own
+browsing contract (:class:`chronica.BrowsableStore`).
 
 ``Chronicarius.get_acta`` answers an agent's context window in one list, which is right for an
 agent and wrong for a person scrolling a 100,000-acta session: the inspector needs a page
-before a cursor and the acta after one (to follow a live session), and the store has neither.
-Rather than widen the store contract for one reader, these queries live here, against
-chronica's tables, on connections that cannot write. The cursor is ``seq``, the order
-``get_acta`` itself returns.
+before a cursor and the acta after one (to follow a live session). The store answers those
+pages itself (indexed, a page at a time), so the inspector holds no SQL of chronica's tables
+and depends on none of its private modules. The store is opened read-only
+(``SQLiteStore(path, read_only=True)``, ``PostgresStore(dsn, read_only=True)``): it creates
+and migrates nothing, so pointing the inspector at the wrong database makes nothing there,
+and it reads as empty until chronica first writes. The cursor is an actum's position (its
+``seq``), the order ``get_acta`` itself returns.
 
 The window rule is ``get_acta``'s: filters first, then the last ``last_n`` of what passes, so
 the page shows exactly the acta an agent asking with those arguments was given.
-
-The queries are written once, here; a backend (:mod:`._sessions_sqlite`,
-:mod:`._sessions_postgres`) says where the tables are and runs a statement. Both engines take
-the same SQL: ``?`` placeholders (the PostgreSQL reader passes them as ``%s``), ``IN`` lists,
-``substr`` and ``length`` in characters.
 """
 
 from __future__ import annotations
 
-import json
-from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["PREVIEW_CHARS", "ActaPage", "SessionReader", "Tables", "Window", "open_reader"]
+from chronica import (
+    ActorKind,
+    ActumEntry,
+    ActumKind,
+    BrowsableStore,
+    ChronicumNotFoundError,
+    StoreError,
+)
+from chronica.stores.sqlite import SQLiteStore
+from chronomem import DatabaseError
+
+__all__ = ["PREVIEW_CHARS", "ActaPage", "SessionReader", "Window", "open_reader"]
 
 PREVIEW_CHARS = 4000
 """Content longer than this is cut in a page (an actum may hold 1 MiB); the full text is one
 more request, for the actum the user opens."""
+
+_CONNECT_SECONDS = 10
+"""How long the inspector waits for a PostgreSQL server before saying it cannot reach it."""
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,18 +53,6 @@ class Window:
     kinds: tuple[str, ...] = ()
     actor_kinds: tuple[str, ...] = ()
     last_n: int = 0
-
-    def where(self) -> tuple[str, list[Any]]:
-        """The SQL condition (after owner and chronicum) and its parameters."""
-        sql = ""
-        params: list[Any] = []
-        if self.kinds:
-            sql += f" AND kind IN ({', '.join('?' * len(self.kinds))})"
-            params.extend(self.kinds)
-        if self.actor_kinds:
-            sql += f" AND actor_kind IN ({', '.join('?' * len(self.actor_kinds))})"
-            params.extend(self.actor_kinds)
-        return sql, params
 
 
 @dataclass(frozen=True)
@@ -67,63 +68,47 @@ class ActaPage:
     more_after: bool
 
 
-@dataclass(frozen=True)
-class Tables:
-    """Where a backend keeps chronica's tables, as SQL text (already quoted)."""
+class SessionReader:
+    """The inspector's questions about sessions, answered by a read-only browsable store, as
+    the JSON the browser reads."""
 
-    chronica: str
-    acta: str
-    created_order: str
-    """The column that numbers chronica in creation order."""
-    metadata: str
-    """The metadata column read as JSON text."""
+    def __init__(self, store: BrowsableStore, where: str, *, timespec: str = "auto") -> None:
+        self.store = store
+        """The read-only store the pages come from."""
+        self._where = where
+        # SQLite hands back the time text chronica stored (always with microseconds);
+        # PostgreSQL's timestamptz was shown by isoformat's default. Each engine keeps its form.
+        self._timespec = timespec
 
-
-class SessionReader(ABC):
-    """Read-only queries over chronica's tables; a backend runs them."""
-
-    tables: Tables
-
-    @abstractmethod
-    def _rows(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        """Run one read; no rows when chronica has not written to this database yet."""
-
-    @abstractmethod
     def close(self) -> None:
         """Release the database."""
+        close: Callable[[], None] | None = getattr(self.store, "close", None)
+        if close is not None:
+            close()
 
     def sessions(self, owner: str, *, offset: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
-        """The owner's sessions, newest first, each with its size and last actum's time.
-
-        The size is the last ``seq``: acta are numbered 1, 2, 3... and never deleted, and the
-        last one is one index probe where a count would read every actum of every session.
-        """
-        t = self.tables
-        rows = self._rows(
-            f"""SELECT c.id, c.created_at,
-                      (SELECT coalesce(max(a.seq), 0) FROM {t.acta} a
-                        WHERE a.owner_id = c.owner_id AND a.chronicum_id = c.id),
-                      (SELECT a.at FROM {t.acta} a
-                        WHERE a.owner_id = c.owner_id AND a.chronicum_id = c.id
-                        ORDER BY a.seq DESC LIMIT 1)
-               FROM {t.chronica} c WHERE c.owner_id = ?
-               ORDER BY c.{t.created_order} DESC LIMIT ? OFFSET ?""",
-            (owner, limit + 1, offset),
+        """The owner's sessions, newest first, each with its size and last actum's time."""
+        found = self._read(
+            lambda: self.store.chronica_page(owner_id=owner, offset=offset, limit=limit + 1)
         )
-        found = [
-            {"id": r[0], "created_at": _iso(r[1]), "acta": r[2], "last_at": _iso(r[3])}
-            for r in rows[:limit]
+        shown = [
+            {
+                "id": summary.chronicum.id,
+                "created_at": self._iso(summary.chronicum.created_at),
+                "acta": summary.acta,
+                "last_at": self._iso(summary.last_at),
+            }
+            for summary in found[:limit]
         ]
-        return found, len(rows) > limit
+        return shown, len(found) > limit
 
     def exists(self, owner: str, chronicum_id: str) -> bool:
         """Whether the owner has this session (another owner's is as missing as none)."""
-        return bool(
-            self._rows(
-                f"SELECT 1 FROM {self.tables.chronica} WHERE owner_id = ? AND id = ?",
-                (owner, chronicum_id),
-            )
-        )
+        try:
+            self._read(lambda: self.store.get(chronicum_id, owner_id=owner))
+        except ChronicumNotFoundError:
+            return False
+        return True
 
     def page(
         self,
@@ -137,90 +122,83 @@ class SessionReader(ABC):
     ) -> ActaPage:
         """The newest ``limit`` acta of the window before ``before``, or the oldest after
         ``after`` (following a live session), or the newest of all."""
-        cond, params = window.where()
-        key = [owner, chronicum_id]
-        first = self._first_seq(key, cond, params, window.last_n)
-        t = self.tables
-        columns = (
-            f"seq, id, kind, actor_kind, actor, substr(content, 1, {PREVIEW_CHARS}), "
-            f"length(content), {t.metadata}, at"
-        )
-        scope = f"WHERE owner_id = ? AND chronicum_id = ?{cond} AND seq >= ?"
-        base = [*key, *params, first]
-        if after is not None:
-            # Following a live session: the oldest acta after the cursor, in order.
-            rows = self._rows(
-                f"SELECT {columns} FROM {t.acta} {scope} AND seq > ? ORDER BY seq LIMIT ?",
-                (*base, after, limit + 1),
+        page = self._read(
+            lambda: self.store.acta_page(
+                chronicum_id,
+                owner_id=owner,
+                limit=limit,
+                before=before,
+                after=after,
+                last_n=window.last_n,
+                actum_kinds=[ActumKind(kind) for kind in window.kinds] or None,
+                actor_kinds=[ActorKind(kind) for kind in window.actor_kinds] or None,
+                preview_chars=PREVIEW_CHARS,
             )
-            more_before, more_after, rows = False, len(rows) > limit, rows[:limit]
-        else:
-            # Scrolling back: the newest acta before the cursor (walks the index backwards).
-            rows = self._rows(
-                f"SELECT {columns} FROM {t.acta} {scope} AND seq < ? ORDER BY seq DESC LIMIT ?",
-                (*base, before if before is not None else 2**62, limit + 1),
-            )
-            more_before, more_after, rows = len(rows) > limit, False, rows[:limit][::-1]
-        counted = self._rows(f"SELECT count(*) FROM {t.acta} {scope}", base)
-        total = int(counted[0][0]) if counted else 0
-        return ActaPage([_actum(r) for r in rows], total, first, more_before, more_after)
-
-    def _first_seq(self, key: list[Any], cond: str, params: list[Any], last_n: int) -> int:
-        """Where a ``last_n`` window starts: the seq of the n-th newest acta that pass."""
-        if last_n <= 0:
-            return 0
-        rows = self._rows(
-            f"SELECT seq FROM {self.tables.acta} WHERE owner_id = ? AND chronicum_id = ?{cond} "
-            "ORDER BY seq DESC LIMIT 1 OFFSET ?",
-            (*key, *params, last_n - 1),
         )
-        return int(rows[0][0]) if rows else 0
+        return ActaPage(
+            [self._actum(entry) for entry in page.entries],
+            page.total,
+            page.first_position,
+            page.more_before,
+            page.more_after,
+        )
 
     def content(self, owner: str, chronicum_id: str, actum_id: str) -> str | None:
         """One actum's whole content (a page carries only the first ``PREVIEW_CHARS``)."""
-        rows = self._rows(
-            f"SELECT content FROM {self.tables.acta} "
-            "WHERE owner_id = ? AND chronicum_id = ? AND id = ?",
-            (owner, chronicum_id, actum_id),
-        )
-        return str(rows[0][0]) if rows else None
+        entry = self._read(lambda: self.store.find_actum(actum_id, owner_id=owner))
+        if entry is None or entry.actum.chronicum_id != chronicum_id:
+            return None
+        return entry.actum.content
+
+    def _read(self, call: Callable[[], T]) -> T:
+        """Run one read; a database that cannot be read (a server gone) is a DatabaseError."""
+        try:
+            return call()
+        except StoreError as e:
+            raise DatabaseError(f"cannot read sessions from {self._where}: {e}") from e
+
+    def _iso(self, moment: datetime | None) -> str | None:
+        """A time as the browser reads it: ISO 8601 in UTC (``+00:00``)."""
+        if moment is None:
+            return None
+        return moment.astimezone(timezone.utc).isoformat(timespec=self._timespec)
+
+    def _actum(self, entry: ActumEntry) -> dict[str, Any]:
+        actum = entry.actum
+        return {
+            "seq": entry.position,
+            "id": actum.id,
+            "kind": actum.kind.value,
+            "actor_kind": actum.actor_kind.value,
+            "actor": actum.actor,
+            "content": actum.content,
+            "truncated": entry.truncated,
+            "length": entry.content_length,
+            "metadata": actum.metadata,
+            "at": self._iso(actum.at),
+        }
 
 
 def open_reader(db: Path | str) -> SessionReader:
     """A reader of the sessions in ``db``: a SQLite file, or a ``postgresql://`` DSN (whose
     driver is imported only then, so the inspector runs on SQLite without the extra)."""
     if isinstance(db, Path):
-        from ._sessions_sqlite import SQLiteSessionReader
+        try:
+            store = SQLiteStore(db, read_only=True)
+        except StoreError as e:
+            raise DatabaseError(str(e)) from e
+        return SessionReader(store, str(db), timespec="microseconds")
+    from chronica.stores.postgres import PostgresStore
+    from chronomem.engine.postgres.db import redacted
 
-        return SQLiteSessionReader(db)
-    from ._sessions_postgres import PostgresSessionReader
-
-    return PostgresSessionReader(db)
-
-
-def _iso(moment: Any) -> Any:
-    """A time as the browser reads it: SQLite's stored ISO text, or PostgreSQL's timestamptz
-    in the same form (UTC, ``+00:00``)."""
-    if isinstance(moment, datetime):
-        return moment.astimezone(timezone.utc).isoformat()
-    return moment
-
-
-def _actum(row: tuple[Any, ...]) -> dict[str, Any]:
-    seq, actum_id, kind, actor_kind, actor, preview, length, metadata, at = row
+    where = redacted(db)
     try:
-        meta = json.loads(metadata)
-    except ValueError:  # never written by chronica, but show what is there rather than fail
-        meta = {"_raw": metadata}
-    return {
-        "seq": seq,
-        "id": actum_id,
-        "kind": kind,
-        "actor_kind": actor_kind,
-        "actor": actor,
-        "content": preview,
-        "truncated": length > len(preview),
-        "length": length,
-        "metadata": meta,
-        "at": _iso(at),
-    }
+        store_pg = PostgresStore(db, read_only=True, max_size=4, timeout=_CONNECT_SECONDS)
+    except StoreError as e:
+        raise DatabaseError(f"cannot open {where}: {_reason(e)}") from e
+    return SessionReader(store_pg, where)
+
+
+def _reason(error: StoreError) -> str:
+    """The driver's words under a store's error, without the store's own prefix."""
+    return str(error.__cause__ or error)

@@ -14,10 +14,10 @@ import psycopg
 import pytest
 from starlette.testclient import TestClient
 
-from chronica import ActorKind, Actum, ActumKind, Chronicarius
+from chronica import ActorKind, Actum, ActumKind, Chronicarius, StoreError
 from chronomem.cli import main as cli_main
 from chronomem.ui import Sources, UiConfig, build_app
-from chronomem.ui._sessions_postgres import PostgresSessionReader
+from chronomem.ui._sessions import Window, open_reader
 from chronomem.ui._sources import NO_MEMORY
 from tests.chronomem.backends import Databases, is_untouched
 
@@ -106,16 +106,21 @@ def test_sessions_written_after_the_inspector_opened_appear(databases: Databases
 def test_postgres_reader_connections_cannot_write(pg_dsn: str) -> None:
     db = new_database(pg_dsn)
     try:
-        reader = PostgresSessionReader(db)
+        with session_store(db) as store:
+            Chronicarius(store).record_actum(OWNER, Actum(
+                chronicum_id="s", kind=ActumKind.MESSAGE, actor_kind=ActorKind.HUMAN,
+                actor="me", content="hello"))  # fmt: skip
+        reader = open_reader(db)
         try:
-            with (
-                reader._pool.connection() as conn,
-                pytest.raises(psycopg.errors.ReadOnlySqlTransaction),
-            ):
-                conn.execute("CREATE SCHEMA chronica")
+            with pytest.raises(StoreError) as refused:
+                Chronicarius(reader.store).record_actum(OWNER, Actum(
+                    chronicum_id="s", kind=ActumKind.MESSAGE, actor_kind=ActorKind.HUMAN,
+                    actor="me", content="never stored"))  # fmt: skip
+            assert isinstance(refused.value.__cause__, psycopg.errors.ReadOnlySqlTransaction)
+            page = reader.page(OWNER, "s", Window(), limit=10)
+            assert [a["content"] for a in page.acta] == ["hello"]
         finally:
             reader.close()
-        assert is_untouched(db)
     finally:
         drop_database(pg_dsn, db)
 
