@@ -247,3 +247,36 @@ def test_a_good_file_restores_every_part(
     again = main(["import", str(source), "--db", str(target), "--owner", OWNER, "--json"])
     assert again == 0
     assert json.loads(capsys.readouterr().out) == {"facts": 0, "sessions": 2, "acta": 0}
+
+
+def test_export_and_stats_read_sessions_a_page_at_a_time(
+    databases: Databases,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from chronomem.cli import _transfer
+
+    db = databases.new("paged")
+    with ChronoMem(db, owner=OWNER) as memory:  # export and stats need a memory there
+        memory.remember("Sari is allergic to peanuts")
+    with open_session_store(db) as store:
+        c = Chronicarius(store)
+        for session in ("first", "second", "third"):
+            for i in range(5):
+                c.record_actum(OWNER, _actum(session, f"{session} {i}"))
+        c.record_actum("someone-else", _actum("first", "not ardian's"))
+    whole, paged = tmp_path / "whole.jsonl", tmp_path / "paged.jsonl"
+    assert main(["export", str(whole), "--db", str(db), "--owner", OWNER]) == 0
+    monkeypatch.setattr(_transfer, "_PAGE", 2)  # sessions and acta both span several pages
+    assert main(["export", str(paged), "--db", str(db), "--owner", OWNER]) == 0
+    records = [json.loads(line) for line in paged.read_text().splitlines()]
+    assert [r["chronicum"]["id"] for r in records if "chronicum" in r] == [
+        "first", "second", "third"]  # fmt: skip
+    contents = [r["actum"]["content"] for r in records if "actum" in r]
+    assert contents == [f"{s} {i}" for s in ("first", "second", "third") for i in range(5)]
+    assert paged.read_text() == whole.read_text()
+    capsys.readouterr()
+    assert main(["stats", "--db", str(db), "--owner", OWNER, "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert (stats["sessions"], stats["acta"]) == (3, 15)

@@ -220,9 +220,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     with _memory(args) as memory:
         stats: dict[str, object] = dict(memory.stats())
     with contextlib.closing(open_session_store(_db_path(args))) as store:
-        mine = [c for c in store.chronica() if c.owner_id == _owner(args)]
-        stats["sessions"] = len(mine)
-        stats["acta"] = sum(len(store.acta(c.id, owner_id=c.owner_id)) for c in mine)
+        counted = store.counts(owner_id=_owner(args))  # an index probe per session, no acta read
+        stats["sessions"] = counted.chronica
+        stats["acta"] = counted.acta
     if args.json:
         show.dump_json(stats)
     else:

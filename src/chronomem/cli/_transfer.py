@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from chronica import ChronicaError, Chronicarius
+from chronica import ChronicaError, Chronicarius, Chronicum
 from chronica.stores.sqlite import SQLiteStore, restore_batch
 from chronomem import ChronoMem
 from chronomem.engine.dialect import Conn
@@ -47,15 +47,40 @@ def export_lines(memory: ChronoMem, store: Store, owner: str) -> Iterator[bytes]
     return written_lines(owner, _records(memory, store, owner))
 
 
+_PAGE = 1000
+"""Sessions and acta are read this many at a time, so a long session is never held whole."""
+
+
 def _records(memory: ChronoMem, store: Store, owner: str) -> Iterator[tuple[str, Any]]:
     for fact in memory.export_facts():
         yield "fact", fact
-    for chronicum in store.chronica():
-        if chronicum.owner_id != owner:
-            continue
+    for chronicum in _owned_chronica(store, owner):
         yield "chronicum", chronicum_record(chronicum)
-        for actum in store.acta(chronicum.id, owner_id=owner):
-            yield "actum", actum_record(actum)
+        after = 0
+        while True:
+            page = store.acta_page(chronicum.id, owner_id=owner, limit=_PAGE, after=after)
+            for entry in page.entries:
+                yield "actum", actum_record(entry.actum)
+            if not page.more_after:
+                break
+            after = page.entries[-1].position
+
+
+def _owned_chronica(store: Store, owner: str) -> list[Chronicum]:
+    """The owner's sessions, oldest first, each once (the store pages them newest first, and
+    a session created meanwhile shifts a page by one, repeating a session: dropped here)."""
+    found: list[Chronicum] = []
+    seen: set[str] = set()
+    offset = 0
+    while True:
+        page = store.chronica_page(owner_id=owner, offset=offset, limit=_PAGE)
+        for summary in page:
+            if summary.chronicum.id not in seen:
+                seen.add(summary.chronicum.id)
+                found.append(summary.chronicum)
+        if len(page) < _PAGE:
+            return found[::-1]
+        offset += _PAGE
 
 
 def restore(loaded: Loaded, memory: ChronoMem, store: Store) -> tuple[int, int]:
