@@ -30,8 +30,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
 from chronomem import ChronoMem  # noqa: E402 -- after the sys.path set-up for a fresh clone
-from chronomem._validate import check_fact  # noqa: E402 -- private: bulk path for setup only
-from chronomem.write.facts import insert_fact, prepare  # noqa: E402 -- private: as above
 
 _SYLLABLES = [a + b for a in "bcdfghklmnprstvz" for b in ("a", "e", "i", "o", "u", "ai", "or")]
 _FIRST = ["Alice", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ines", "Jonas"]
@@ -86,17 +84,14 @@ def serial_remember(path: Path, n: int, synchronous: str) -> float:
 
 
 def bulk_ingest(mem: ChronoMem, corpus: Corpus, n: int, batch: int = 10_000) -> float:
-    """Facts per second through the insert code, ``batch`` per transaction."""
-    opts = {"category": None, "trust": 0.8, "confidence": 1.0, "valid_from": None}
-    opts |= {"entities": None, "source": None, "metadata": None}
+    """Facts per second through ``remember``, ``batch`` per transaction (``mem.batch()``)."""
     start = time.perf_counter()
     done = 0
     while done < n:
         size = min(batch, n - done)
-        prepared = [prepare(check_fact(t, **opts)) for t in corpus.facts(size)]
-        with mem._db.write() as conn:  # private: one transaction per batch for setup speed
-            for p in prepared:
-                insert_fact(conn, mem.owner, p, system_time=mem._clock.now())
+        with mem.batch():
+            for text in corpus.facts(size):
+                mem.remember(text)
         done += size
     return n / (time.perf_counter() - start)
 

@@ -4,8 +4,8 @@ For each size a fresh worker process (``python -m scripts.matrix.cost '<json spe
 two files side by side, one of facts and one of episodes (conversation turns from
 :mod:`.talk`), and times ``recall(limit=10)`` on them in alternation, so the machine's drift
 hits both alike; then serial ``remember_episode`` and ``remember`` calls, each its own
-durable transaction. Large files are built through chronomem's private insert path in big
-transactions (not timed) and cached by a hash of the write path, as matrix 1's are.
+durable transaction. Large files are built in big transactions (``ChronoMem.batch`` and
+``remember_episodes``; not timed) and cached by a hash of the write path, as matrix 1's are.
 
 Over MCP stdio at one size, ``chronomem serve`` answers ``chronomem_recall`` in alternation
 with a trivial ``echo`` tool on the same SDK (:mod:`.trivial_server`), both driven by one
@@ -14,7 +14,6 @@ client in one run: the ratio is what recall costs beyond the SDK's own per-call 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import shutil
@@ -31,17 +30,14 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-import chronomem
 from chronomem import ChronoMem
-from chronomem._validate import check_fact  # private: bulk fill only
-from chronomem.write.episodes import check_episode, insert_episode  # private: bulk fill only
-from chronomem.write.facts import insert_fact, prepare  # private: bulk fill only
+from chronomem import Turn as Said
 
 from .data import scaling_queries, synthetic_facts
 from .hardware import REPO
 from .stats import percentiles
 from .talk import Turn, conversation_queries, turns
-from .worker import _WRITE_PATH
+from .worker import write_path_digest
 
 __all__ = ["GOALS", "run_cost"]
 
@@ -53,42 +49,28 @@ GOALS: dict[str, Any] = {
 }
 _OWNER = "bench"
 _BATCH = 20_000
-_FILL_MODULES = (*_WRITE_PATH, "_episodes.py", "_lexindex.py", "_lexicon.py", "_claims.py")
 KINDS = ("facts", "episodes")
 
 
 def _fill_key(kind: str, size: int, seed: int) -> str:
     """Names a filled file by what decides its bytes: kind, size, seed and the write path."""
-    digest = hashlib.sha256()
-    for name in _FILL_MODULES:
-        module = Path(chronomem.__file__).parent / name
-        digest.update(module.read_bytes() if module.exists() else b"")
-    return f"cost-{kind}-{size}-{seed}-{digest.hexdigest()[:12]}.db"
+    return f"cost-{kind}-{size}-{seed}-{write_path_digest()}.db"
 
 
 def _insert_facts(mem: ChronoMem, size: int, seed: int) -> None:
     facts = synthetic_facts(size, seed=seed)
-    opts = {"trust": 0.8, "confidence": 1.0, "valid_from": None, "source": None, "metadata": None}
     while batch := list(islice(facts, _BATCH)):
-        ready = [
-            prepare(check_fact(f.content, category=f.category, entities=list(f.entities), **opts))
-            for f in batch
-        ]
-        with mem._db.write() as conn:  # private: one transaction per batch, for speed
-            for p in ready:
-                insert_fact(conn, mem.owner, p, system_time=mem._clock.now())
+        with mem.batch():  # one transaction per batch, for speed
+            for f in batch:
+                mem.remember(f.content, category=f.category, entities=list(f.entities))
 
 
 def _insert_episodes(mem: ChronoMem, size: int, seed: int) -> None:
     said = turns(size, seed=seed)
     while batch := list(islice(said, _BATCH)):
-        ready = [
-            check_episode(t.content, speaker=t.speaker, session=t.session, at=t.at, metadata=None)
-            for t in batch
-        ]
-        with mem._db.write() as conn:  # private: one transaction per batch, for speed
-            for e in ready:
-                insert_episode(conn, mem.owner, e, system_time=mem._clock.now())
+        mem.remember_episodes(
+            [Said(t.content, speaker=t.speaker, session=t.session, at=t.at) for t in batch]
+        )
 
 
 def _filled(kind: str, spec: dict[str, Any], path: Path) -> dict[str, Any]:

@@ -36,17 +36,32 @@ _BULK_CHUNK = 10_000
 _EPOCH = datetime(2024, 1, 1, tzinfo=timezone.utc)
 RECALL_BUDGET = 200
 _WRITE_PATH = (
-    "_schema.py",
-    "_write.py",
-    "_entities.py",
-    "_importing.py",
+    "engine",
+    "write",
+    "text",
+    "claims",
+    "recall/lexindex.py",
     "_records.py",
     "_validate.py",
-    "_tokens.py",
-    "_db.py",
-    "_contradictions.py",
     "_model.py",
 )
+"""chronomem's code that decides a filled file's bytes (schema, write path, entity extraction,
+terms, claims, import), as paths under the package: a folder stands for every module in it."""
+
+
+def write_path_digest() -> str:
+    """A hash of the :data:`_WRITE_PATH` modules, so a cached fill is reused only while they
+    are unchanged; a path that no longer exists fails loudly rather than hashing nothing."""
+    digest = hashlib.sha256()
+    root = Path(chronomem.__file__).parent
+    for name in _WRITE_PATH:
+        path = root / name
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: the write path moved; update _WRITE_PATH")
+        for module in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            digest.update(module.relative_to(root).as_posix().encode())
+            digest.update(module.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def _records(facts: Iterator[GradedFact], start: int) -> Iterator[dict[str, Any]]:
@@ -140,11 +155,7 @@ def _data_key(spec: dict[str, Any]) -> str:
     The hash covers chronomem's modules that shape stored rows (schema, write path, entity
     extraction, import), so a cached fill is reused across runs only while they are unchanged.
     """
-    digest = hashlib.sha256()
-    for name in _WRITE_PATH:
-        module = Path(chronomem.__file__).parent / name
-        digest.update(module.read_bytes() if module.exists() else b"")
-    return f"fill-{spec['size']}-{spec['seed']}-{digest.hexdigest()[:12]}"
+    return f"fill-{spec['size']}-{spec['seed']}-{write_path_digest()}"
 
 
 def _copy_db(src: Path, dst: Path) -> None:

@@ -46,6 +46,7 @@ from ._errors import (
 )
 from ._memory import ChronoMem
 from ._model import Contradiction, Episode, Fact, FactId
+from ._sessions import Turn
 from .text.tokens import estimate_tokens
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidFactError",
     "RecordNotFoundError",
+    "Turn",
     "UnknownIdError",
     "estimate_tokens",
 ]

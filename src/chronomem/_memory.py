@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import os
@@ -18,7 +19,7 @@ from chronomem.recall.lexical import LexicalParams
 from chronomem.recall.view import KINDS, View
 from chronomem.text.entities import entity_key
 from chronomem.text.tokens import estimate_tokens, pack
-from chronomem.write.episodes import check_episode, insert_episode
+from chronomem.write.episodes import check_episode, insert_episode, insert_episodes
 from chronomem.write.facts import SystemClock, insert_fact, new_fact_id, prepare
 
 from ._errors import (
@@ -31,6 +32,7 @@ from ._errors import (
 )
 from ._model import Contradiction, Episode, Fact, FactId
 from ._records import COLUMNS, parse_record, row_to_fact, row_to_item
+from ._sessions import Turn, chronicum_turns, episodes_of
 from ._validate import check_fact, check_id, check_opt_text, check_positive, check_text, check_time
 
 if TYPE_CHECKING:
@@ -114,6 +116,21 @@ class ChronoMem:
 
     # -- writes -------------------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many writes, one transaction: ``with mem.batch(): ...``.
+
+        Every write inside the block, by this memory or a :meth:`for_owner` view of it, from
+        this thread, joins the batch: all commit together when the block ends, and an
+        exception leaving the block rolls all of them back. A write that fails inside is
+        undone alone, so a caught error leaves the others in the batch. Reads inside see the
+        batch's writes; a batch inside a batch joins it. Other threads wait for a batch on a
+        SQLite file to end (one writer at a time, as ever); on PostgreSQL they run their own
+        transactions meanwhile.
+        """
+        with self._db.write():
+            yield
+
     def remember(
         self,
         content: str,
@@ -196,6 +213,22 @@ class ChronoMem:
         with self._db.write() as conn:
             return insert_episode(conn, self.owner, e, system_time=self._clock.now())
 
+    def remember_episodes(self, turns: Iterable[Turn]) -> list[str]:
+        """Remember many turns of conversations as episodes in one transaction; returns each
+        turn's episode id, in order.
+
+        For turns recorded elsewhere (a chronica session, an agent framework's events): a turn
+        whose ``source`` its session already holds is not stored again and gets the stored
+        episode's id, so indexing the same turns twice, or from two processes at once, stores
+        each once. Every turn is checked before anything is written (a bad one stores none:
+        :class:`InvalidFactError` naming the field); content over an episode's 64 KiB is
+        stored by its beginning, since a turn from elsewhere cannot be asked to be shorter.
+        """
+        episodes = episodes_of(turns)
+        with self._db.write() as conn:
+            ids, _ = insert_episodes(conn, self.owner, episodes, self._clock.now)
+        return ids
+
     def index_session(
         self, chronicarius: Chronicarius, chronicum_id: str, *, owner: str | None = None
     ) -> int:
@@ -207,9 +240,10 @@ class ChronoMem:
         how many episodes were added. ``owner`` is the chronica owner (default: this
         memory's owner); another owner's session raises chronica's not-found error.
         """
-        from ._sessions import index_chronicum
-
-        return index_chronicum(self, chronicarius, chronicum_id, owner or self.owner)
+        turns = chronicum_turns(chronicarius, chronicum_id, owner or self.owner)
+        episodes = episodes_of(turns)
+        with self._db.write() as conn:
+            return insert_episodes(conn, self.owner, episodes, self._clock.now)[1]
 
     def _active(self, conn: Conn, fact_id: str, *, superseding: bool = False) -> tuple[int, int]:
         row = conn.execute(

@@ -124,15 +124,9 @@ def test_estimate_tokens() -> None:
 
 
 def _bulk(mem: ChronoMem, texts: list[str]) -> None:
-    # White-box: one transaction for setup speed; the same insert code as remember().
-    from chronomem._validate import check_fact
-    from chronomem.write.facts import insert_fact, prepare
-
-    opts = {"category": None, "trust": 0.8, "confidence": 1.0, "valid_from": None}
-    opts |= {"entities": None, "source": None, "metadata": None}
-    with mem._db.write() as conn:
+    with mem.batch():  # one transaction, for setup speed
         for text in texts:
-            insert_fact(conn, mem.owner, prepare(check_fact(text, **opts)), system_time=1)
+            mem.remember(text)
 
 
 def _vm_steps(mem: ChronoMem, query: str) -> int:

@@ -34,11 +34,13 @@ class Storage(Protocol):
         ...
 
     def write(self) -> AbstractContextManager[Conn]:
-        """A write transaction: all of it commits, or none of it."""
+        """A write transaction: all of it commits, or none of it. Inside another write of the
+        same thread (``ChronoMem.batch``) a savepoint of it: undone alone on an error."""
         ...
 
     def read(self) -> AbstractContextManager[Conn]:
-        """A read transaction: one consistent snapshot."""
+        """A read transaction: one consistent snapshot. Inside a write of the same thread, that
+        write's transaction, its own writes included."""
         ...
 
     def close(self) -> None:

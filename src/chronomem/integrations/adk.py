@@ -34,8 +34,8 @@ from chronomem import (
     FactNotActiveError,
     InvalidArgumentError,
     RecordNotFoundError,
+    Turn,
 )
-from chronomem._sessions import Turn, index_turns
 
 __all__ = ["ChronoMemMemoryService"]
 
@@ -86,8 +86,9 @@ class ChronoMemMemoryService(BaseMemoryService):
     ) -> None:
         """Index ``events`` (a delta: any not indexed yet) under ``session_id``."""
         memory = self.memory_for(app_name, user_id)
-        turns = [turn for event in events if (turn := _turn(event)) is not None]
-        await asyncio.to_thread(index_turns, memory, session_id or UNKNOWN_SESSION, turns)
+        session = session_id or UNKNOWN_SESSION
+        turns = [turn for event in events if (turn := _turn(event, session)) is not None]
+        await asyncio.to_thread(memory.remember_episodes, turns)
 
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
@@ -120,7 +121,7 @@ def _clean(text: str) -> str:
     return text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
 
 
-def _turn(event: Event) -> Turn | None:
+def _turn(event: Event, session: str) -> Turn | None:
     parts = event.content.parts if event.content and event.content.parts else []
     text = "\n".join(p.text for p in parts if p.text and not p.thought)
     if not text.strip():
@@ -129,6 +130,7 @@ def _turn(event: Event) -> Turn | None:
     return Turn(
         source=event.id,
         content=_clean(text),
+        session=session,
         speaker=event.author or "unknown",
         at=datetime.fromtimestamp(event.timestamp, timezone.utc),
         metadata={"role": role} if role else None,

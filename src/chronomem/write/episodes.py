@@ -9,7 +9,7 @@ before it in the session (see _lexindex.py).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +28,7 @@ from chronomem.recall.lexindex import context_of, index_document
 from chronomem.text.entities import entity_key
 from chronomem.write.facts import new_fact_id
 
-__all__ = ["EpisodeInput", "ImportedEpisode", "check_episode", "insert_episode"]
+__all__ = ["EpisodeInput", "ImportedEpisode", "check_episode", "insert_episode", "insert_episodes"]
 
 MAX_SPEAKER_BYTES = 1024  # a chronica actor: 256 characters
 MAX_SESSION_BYTES = 1024
@@ -106,6 +106,41 @@ def insert_episode(
             (owner, key),
         )
     return eid
+
+
+def insert_episodes(
+    conn: Conn, owner: str, episodes: Sequence[EpisodeInput], now: Callable[[], int]
+) -> tuple[list[str], int]:
+    """Append the episodes, in order, but not one whose source its session already holds
+    (inside the caller's transaction); returns each one's id and how many were added.
+
+    The sessions are locked first, in one order for every writer, so racing writers (several
+    processes on PostgreSQL) take turns and each sees what the other stored.
+    """
+    sessions = sorted({e.session for e in episodes})
+    for session in sessions:
+        conn.dialect.lock_session(conn, owner, session)
+    stored: dict[tuple[str, str], str] = {}
+    if any(e.source is not None for e in episodes):
+        among, params = conn.dialect.in_list("session", sessions)
+        rows = conn.execute(
+            f"""SELECT session, source, id FROM chronomem_facts WHERE owner = ? AND {among}
+                AND kind = 'episode' AND source IS NOT NULL""",
+            (owner, *params),
+        )
+        stored = {(session, source): eid for session, source, eid in rows}
+    ids: list[str] = []
+    added = 0
+    for e in episodes:
+        key = (e.session, e.source) if e.source is not None else None
+        known = stored.get(key) if key is not None else None
+        if known is None:
+            known = insert_episode(conn, owner, e, system_time=now())
+            added += 1
+            if key is not None:
+                stored[key] = known
+        ids.append(known)
+    return ids, added
 
 
 class ImportedEpisode:

@@ -9,7 +9,8 @@ Concurrency is the server's: a write is a READ COMMITTED transaction on its own 
 connection, serialised against other writers only where they touch the same rows (the fact a
 ``supersede`` ends is locked ``FOR UPDATE``); a read is a REPEATABLE READ, READ ONLY
 transaction, one snapshot across its statements, and never waits for a writer. Threads share
-the pool; each borrows a connection for one transaction.
+the pool; each borrows a connection for one transaction, and a write inside another write of
+the same thread (a batch) is a savepoint of it.
 
 Durability is the server's too: with ``synchronous_commit = on`` (PostgreSQL's default) an
 acknowledged write survives a crash or power loss of the server.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+import threading
 import urllib.parse
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -51,6 +53,11 @@ class PostgresConnection:
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self._conn = conn
+
+    @property
+    def raw(self) -> psycopg.Connection[Any]:
+        """The driver's connection, for a savepoint of this transaction."""
+        return self._conn
 
     @property
     def dialect(self) -> Dialect:
@@ -180,6 +187,9 @@ class PostgresDatabase:
     ) -> None:
         self._quoted = quoted_schema(schema)
         self.schema = schema
+        # The write transaction each thread has open (a batch), which its nested writes and
+        # reads join.
+        self._local = threading.local()
         if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
             raise InvalidArgumentError("max_size", "must be an int >= 1")
         if isinstance(target, psycopg_pool.ConnectionPool):
@@ -236,14 +246,37 @@ class PostgresDatabase:
 
     @contextlib.contextmanager
     def write(self) -> Iterator[PostgresConnection]:
-        """One transaction: all of it commits, or none of it."""
+        """One transaction: all of it commits, or none of it.
+
+        Inside another write of this thread (a batch) it is a savepoint of that transaction,
+        on its connection: it commits with the batch, and on an error it alone is undone."""
+        outer = getattr(self._local, "conn", None)
+        if outer is not None:
+            try:
+                with outer.raw.transaction():
+                    yield outer
+            except psycopg.Error as e:
+                raise DatabaseError(f"write failed on {self.path}: {e}") from e
+            return
         with self._transaction(read_only=False) as conn:
-            yield conn
+            self._local.conn = conn
+            try:
+                yield conn
+            finally:
+                self._local.conn = None
 
     @contextlib.contextmanager
     def read(self) -> Iterator[PostgresConnection]:
         """One snapshot across several statements, taken on entry (so a time read inside is
-        later than every write it holds); never waits for a writer."""
+        later than every write it holds); never waits for a writer. Inside a write of this
+        thread it reads that transaction, its own writes included."""
+        outer = getattr(self._local, "conn", None)
+        if outer is not None:
+            try:
+                yield outer
+            except psycopg.Error as e:
+                raise DatabaseError(f"read failed on {self.path}: {e}") from e
+            return
         with self._transaction(read_only=True) as conn:
             yield conn
 

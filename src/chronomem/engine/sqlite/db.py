@@ -5,7 +5,8 @@ process; on power loss the last few transactions may roll back (never corrupt). 
 ``synchronous="FULL"`` for power-loss durability at a write-throughput cost.
 
 Concurrency: threads share the connection through an ``RLock`` (sqlite3 connections are not
-safe for concurrent use). Processes coordinate through SQLite itself: every write is a
+safe for concurrent use); a write inside another write of the same thread (a batch) is a
+savepoint of it. Processes coordinate through SQLite itself: every write is a
 ``BEGIN IMMEDIATE`` transaction, so a writer takes the lock up front and others wait up to
 ``busy_timeout`` instead of failing with "database is locked" half-way through.
 
@@ -69,6 +70,8 @@ class Database:
         except OSError as e:
             raise DatabaseError(f"cannot read {self.path!r}: {e.strerror or e}") from e
         self.lock = threading.RLock()
+        # How deep the write transaction of the thread holding ``lock`` is (0: none open).
+        self._depth = 0
         try:
             self.conn = sqlite3.connect(
                 self.path,
@@ -101,12 +104,21 @@ class Database:
 
     @contextlib.contextmanager
     def write(self) -> Iterator[SQLiteConnection]:
-        """A ``BEGIN IMMEDIATE`` transaction: all of it commits, or none of it."""
+        """A ``BEGIN IMMEDIATE`` transaction: all of it commits, or none of it.
+
+        Inside another write of this thread (a batch) it is a savepoint of that transaction:
+        it commits with the batch, and on an error it alone is undone before the error goes on.
+        """
         with self.lock:
+            if self._depth:
+                with self._savepoint():
+                    yield self.conn
+                return
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as e:
                 raise DatabaseError(f"cannot start a write transaction: {e}") from e
+            self._depth = 1
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")
@@ -116,12 +128,41 @@ class Database:
                 if isinstance(exc, sqlite3.Error):
                     raise DatabaseError(f"write failed: {exc}") from exc
                 raise
+            finally:
+                self._depth = 0
+
+    @contextlib.contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        name = f"chronomem_{self._depth}"
+        self._depth += 1
+        try:
+            self.conn.execute(f"SAVEPOINT {name}")
+            try:
+                yield
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute(f"ROLLBACK TO {name}")
+                    self.conn.execute(f"RELEASE {name}")
+                raise
+            self.conn.execute(f"RELEASE {name}")
+        except sqlite3.Error as e:
+            raise DatabaseError(f"write failed: {e}") from e
+        finally:
+            self._depth -= 1
 
     @contextlib.contextmanager
     def read(self) -> Iterator[SQLiteConnection]:
         """A read transaction: one consistent snapshot across several statements, taken on
-        entry (so a time read inside is later than every write the snapshot holds)."""
+        entry (so a time read inside is later than every write the snapshot holds).
+
+        Inside a write of this thread it reads that transaction, its own writes included."""
         with self.lock:
+            if self._depth:
+                try:
+                    yield self.conn
+                except sqlite3.Error as e:
+                    raise DatabaseError(f"read failed: {e}") from e
+                return
             try:
                 self.conn.execute("BEGIN")
                 self.conn.execute("SELECT 1 FROM chronomem_schema LIMIT 1").fetchone()
