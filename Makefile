@@ -2,10 +2,10 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-EXTRAS := dev,postgres,mcp,adk,openai-agents
+EXTRAS := dev,postgres,mcp,adk,openai-agents,docs
 STAMP  := $(VENV)/.installed-$(EXTRAS)
 
-.PHONY: demo test lint typecheck unit bench bench-smoke clean
+.PHONY: demo test lint typecheck docs unit bench bench-smoke clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/chronomem demo
 
-test: lint typecheck unit
+test: lint typecheck docs unit
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -24,6 +24,11 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
+
+# The manual (docs/, README.md as its home page) as a site in site/, strictly: a broken link or
+# anchor, or a page missing from mkdocs.yml's nav, fails the build.
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict --quiet
 
 unit: $(STAMP)
 	$(PY) -m pytest
@@ -44,4 +49,4 @@ bench-smoke: $(VENV)/.installed-bench
 	$(PY) scripts/benchmark_matrix.py --quick
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site

@@ -1,11 +1,11 @@
-"""The README's figures, rendered from the committed benchmark files (never typed by hand).
+"""The documentation's figures, rendered from the committed benchmark files (never typed by hand).
 
-Each block of README.md (and docs/scaling.md) between ``<!-- generated: NAME -->`` and
-``<!-- /generated -->`` is the output of one renderer here, fed by a file under ``bench/`` that
-a benchmark script wrote. ``tests/test_readme.py`` fails when a block differs from what its
+Each block of a page (README.md, or any page under docs/) between ``<!-- generated: NAME -->``
+and ``<!-- /generated -->`` is the output of one renderer here, fed by a file under ``bench/``
+that a benchmark script wrote. ``tests/test_docs.py`` fails when a block differs from what its
 file says.
 
-    python scripts/readme_tables.py          # rewrite the blocks in README.md
+    python scripts/readme_tables.py          # rewrite the blocks in README.md and docs/
     python scripts/readme_tables.py --check  # exit 1 if any block is stale
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -38,8 +39,8 @@ from scripts.matrix.session_tables import session_losses  # noqa: E402  # as abo
 from scripts.matrix.tables import key_table, losses, peer_losses  # noqa: E402  # as above
 
 README = REPO / "README.md"
-DOCUMENTS = (README, REPO / "docs" / "scaling.md")
-"""Every file with generated blocks."""
+DOCUMENTS = (README, *sorted((REPO / "docs").rglob("*.md")))
+"""Every page that may hold generated blocks: the README and the manual under docs/."""
 RESULTS = "results.json"
 _MATRICES = (
     "hardware",
@@ -53,6 +54,9 @@ _MATRICES = (
     "engines",
 )
 BLOCK = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- /generated -->)", re.S)
+# Renderers link the reports as seen from the repository's root (`](bench/results.md)`); a
+# page elsewhere gets the same links made relative to its own folder.
+_BENCH_LINK = re.compile(r"\]\(bench/")
 
 
 def _load(name: str) -> Any:
@@ -321,14 +325,17 @@ RENDERERS: dict[str, Callable[[], str]] = {
 }
 
 
-def render(text: str) -> str:
-    """``text`` with every generated block replaced by its renderer's output."""
+def render(text: str, document: Path = README) -> str:
+    """``text`` (the content of ``document``) with every generated block replaced by its
+    renderer's output, its links to bench/ relative to ``document``'s folder."""
+    bench = Path(os.path.relpath(REPO / "bench", document.parent)).as_posix()
 
     def fill(m: re.Match[str]) -> str:
         name = m.group(2)
         if name not in RENDERERS:
-            raise SystemExit(f"README block {name!r} has no renderer in {__file__}")
-        return m.group(1) + RENDERERS[name]() + m.group(4)
+            raise SystemExit(f"{document.name}: block {name!r} has no renderer in {__file__}")
+        body = _BENCH_LINK.sub(f"]({bench}/", RENDERERS[name]())
+        return m.group(1) + body + m.group(4)
 
     return BLOCK.sub(fill, text)
 
@@ -342,10 +349,10 @@ def main(argv: list[str] | None = None) -> int:
     stale = []
     for document in DOCUMENTS:
         current = document.read_text(encoding="utf-8")
-        fresh = render(current)
+        fresh = render(current, document)
         if fresh == current:
             continue
-        stale.append(document.name)
+        stale.append(document.relative_to(REPO).as_posix())
         if not args.check:
             document.write_text(fresh, encoding="utf-8")
     if args.check and stale:

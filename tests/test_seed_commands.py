@@ -1,6 +1,6 @@
 """The seed's commands, run as the seed writes them, from a fresh copy of the repository.
 
-A user copies these from the README as they are: the Cursor configuration
+A user copies these as the docs give them: the Cursor configuration of docs/mcp.md
 (``uv run --directory /path/to/chronomem python -m chronomem.server``, no extra) and the
 reproducibility line ``uv run --with pytest pytest tests/test_chronomem.py``. Each runs here in
 a copy of the repository's tracked files (what a clone holds, no ``.venv``), so uv builds the
