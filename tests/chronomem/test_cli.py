@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 import stat
 import subprocess
 import sys
+import traceback
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ from chronica import (
     Chronicum,
     ChronicumNotFoundError,
 )
-from chronomem import ChronoMem
+from chronomem import ChronoMem, DatabaseError
 from chronomem._doors.settings import open_session_store
 from chronomem._isotime import parse_time
 from chronomem.cli import build_parser, main
@@ -467,3 +469,54 @@ def test_an_import_the_write_refuses_stores_neither_facts_nor_sessions(
         assert copy.stats()["facts"] == 0
     with open_session_store(target) as store, pytest.raises(ChronicumNotFoundError):
         store.acta("dinner", owner_id="ardian")
+
+
+@pytest.mark.parametrize("owner", ["", "   "])
+def test_an_empty_owner_is_refused_before_anything_is_made(
+    owner: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ChronoMem(owner="") is refused; the command line once read it as the default owner.
+    db = tmp_path / "new" / "m.db"
+    with pytest.raises(SystemExit) as usage:
+        main(["remember", "x", "--db", str(db), "--owner", owner])
+    assert usage.value.code == 2
+    assert "argument --owner: invalid owner: must not be empty" in capsys.readouterr().err
+    monkeypatch.setenv("CHRONOMEM_OWNER", owner)
+    for argv in (["remember", "x"], ["recall", "x"], ["stats"]):
+        code, _, err = run(capsys, *argv, "--db", str(db))
+        assert code == 2
+        assert f"chronomem {argv[0]}: CHRONOMEM_OWNER: invalid owner: must not be empty" in err
+    assert not db.parent.exists()
+    monkeypatch.delenv("CHRONOMEM_OWNER")
+    code, _, err = run(capsys, "remember", "x", "--db", str(db))  # unset: the default owner
+    assert code == 0, err
+
+
+SECRET = "Sw0rdfish-9"
+"""A PostgreSQL password that must never reach the screen."""
+
+
+def _unreachable(password: str) -> str:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"postgresql://ann:{password}@127.0.0.1:{port}/agents"
+
+
+@pytest.mark.parametrize("password", [SECRET, f"{SECRET}%zz", f"{SECRET} x"])
+def test_a_postgresql_password_never_reaches_the_screen(
+    password: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # libpq quotes a DSN part it cannot read ('invalid percent-encoded token: "..."'): with a
+    # bare "%" or a space, that part is the password itself.
+    dsn = _unreachable(password)
+    with pytest.raises(DatabaseError) as refused:
+        ChronoMem(dsn)
+    shown = "".join(traceback.format_exception(refused.value))
+    assert "cannot open postgresql://" in shown
+    assert SECRET not in shown  # nor in the driver's error it was raised from
+    for argv in (["remember", "x"], ["recall", "x"], ["stats"]):
+        code, out, err = run(capsys, *argv, "--db", dsn)
+        assert code == 1
+        assert "postgresql://" in err
+        assert SECRET not in out + err

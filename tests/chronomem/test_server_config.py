@@ -6,6 +6,7 @@ import secrets
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -14,8 +15,8 @@ import pytest
 from chronomem import server
 from chronomem.server import _app
 
+from .mcp_client import free_port, http_server, server_env
 from .mcp_client import server_args as _args
-from .mcp_client import server_env
 
 STRONG = secrets.token_urlsafe(32)
 
@@ -144,3 +145,60 @@ def test_session_limits_have_safe_defaults_and_refuse_nonsense() -> None:
     for bad in (("--max-sessions", "0"), ("--session-idle", "nan"), ("--session-idle", "-1")):
         with pytest.raises(SystemExit):
             _args(*bad)
+
+
+SECRET = "Sw0rdfish-9"
+"""A PostgreSQL password that must never reach the screen."""
+
+
+@pytest.mark.parametrize("owner", ["", "   "])
+def test_an_empty_owner_is_refused_not_read_as_the_default(
+    owner: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "new" / "m.db"
+    with pytest.raises(SystemExit) as usage:
+        server.main(["--db", str(db), "--owner", owner])
+    assert usage.value.code == 2
+    assert "--owner" in capsys.readouterr().err
+    with pytest.raises(server.ServerConfigError, match="CHRONOMEM_OWNER"):
+        server.config_from_args(_args("--db", str(db)), {"CHRONOMEM_OWNER": owner})
+    monkeypatch.setenv("CHRONOMEM_OWNER", owner)
+    assert server.main(["--db", str(db)], prog="chronomem serve") == 2
+    assert "must not be empty" in capsys.readouterr().err
+    assert not db.parent.exists()  # refused before anything was made
+
+
+def _unreachable(password: str) -> str:
+    return f"postgresql://ann:{password}@127.0.0.1:{free_port()}/agents"
+
+
+@pytest.mark.parametrize(
+    "dsn",
+    [
+        _unreachable(SECRET),  # the server is down: the name alone would show it
+        _unreachable(f"{SECRET}%zz"),  # a bare "%": the driver quotes the password itself
+        f"postgresql://ann@127.0.0.1:{free_port()}/agents?password={SECRET}",
+    ],
+    ids=["server-down", "bare-percent", "query-parameter"],
+)
+def test_cannot_use_never_prints_the_password(
+    dsn: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CHRONOMEM_DB", dsn)
+    assert server.main([], prog="chronomem serve") == 1
+    err = capsys.readouterr().err
+    assert "chronomem serve: cannot use postgresql://" in err
+    assert SECRET not in err
+
+
+def test_the_http_start_up_line_never_prints_the_password(
+    pg_database: Callable[[], str], tmp_path: Path
+) -> None:
+    # The test server trusts local connections, so the password is ignored and the server
+    # starts: its start-up line names the database, without the password.
+    dsn = f"{pg_database()}&password={SECRET}"
+    with http_server(tmp_path, extra_env={"CHRONOMEM_DB": dsn}):
+        pass
+    log = (tmp_path / "http.log").read_text()
+    assert "db postgresql://" in log
+    assert SECRET not in log

@@ -4,6 +4,7 @@ a database that must already exist (the inspector reads, it never creates)."""
 from __future__ import annotations
 
 import argparse
+import socket
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,35 @@ def test_a_postgresql_dsn_is_taken_as_given(how: str) -> None:
     dsn = "postgresql://me@db.lan/agents"
     argv, environ = (["--db", dsn], {}) if how == "flag" else ([], {"CHRONOMEM_DB": dsn})
     assert _config(argv, environ).db == dsn
+
+
+@pytest.mark.parametrize("owner", ["", "   "])
+def test_an_empty_owner_is_refused_not_read_as_the_default(
+    db: Path, owner: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as usage:
+        cli_main(["ui", "--db", str(db), "--owner", owner])
+    assert usage.value.code == 2
+    assert "argument --owner: invalid owner: must not be empty" in capsys.readouterr().err
+    with pytest.raises(UiConfigError, match="CHRONOMEM_OWNER"):
+        _config(["--db", str(db)], {"CHRONOMEM_OWNER": owner})
+    monkeypatch.setenv("CHRONOMEM_OWNER", owner)
+    assert cli_main(["ui", "--db", str(db)]) == 2
+    assert "chronomem ui: CHRONOMEM_OWNER: invalid owner" in capsys.readouterr().err
+
+
+SECRET = "Sw0rdfish-9"
+"""A PostgreSQL password that must never reach the screen."""
+
+
+@pytest.mark.parametrize("password", [SECRET, f"{SECRET}%zz"])
+def test_a_database_that_cannot_be_opened_never_shows_the_password(
+    password: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert cli_main(["ui", "--db", f"postgresql://ann:{password}@127.0.0.1:{port}/agents"]) == 1
+    err = capsys.readouterr().err
+    assert "postgresql://" in err
+    assert SECRET not in err
