@@ -21,8 +21,7 @@ from chronomem._doors.settings import open_session_store
 from chronomem.cli import main
 from tests.chronomem import graded_data
 from tests.chronomem.backends import dsn_url
-
-LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo-dev" / "locomo-dev.json"
+from tests.chronomem.locomo_data import development_conversation
 
 
 @pytest.fixture
@@ -59,10 +58,9 @@ def test_the_graded_tiers_rank_alike(both: dict[str, ChronoMem]) -> None:
 
 
 def test_a_real_conversation_ranks_alike(both: dict[str, ChronoMem]) -> None:
-    from scripts.locomo import load, remember_episodes
+    from scripts.locomo import remember_episodes
 
-    assert LOCOMO.exists(), f"the LoCoMo development set is missing: {LOCOMO}"
-    conversation = next(c for c in load(LOCOMO) if c.sample_id == "conv-30")
+    conversation = development_conversation("conv-30")  # skips without the set, fails in CI
     for mem in both.values():
         remember_episodes(mem, conversation)
     for q in conversation.questions:

@@ -1,24 +1,21 @@
 """Recall on real speech, on a slice of the LoCoMo development set, against committed floors.
 
-The data is read from beside the repository (``../shared/data/locomo-dev``, CC BY-NC 4.0,
-never copied here). Without it the test is skipped on a developer's machine, and fails in CI
-(``CI`` set), where the data is always laid beside the clone. The full evaluation is
+The data is read from beside the repository (see ``locomo_data``): without it the tests are
+skipped on a developer's machine, and fail in CI. The full evaluation is
 ``python scripts/eval_locomo.py`` (``bench/locomo.md``); these floors sit a little under what
 that slice measures, so a real regression fails and noise does not.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from scripts.locomo import (
-    DEFAULT_PATH,
     Conversation,
     Scores,
     fts5_ranker,
-    load,
     remember_episodes,
     remember_facts,
     score,
@@ -26,6 +23,7 @@ from scripts.locomo import (
 
 from chronomem import ChronoMem
 from tests.chronomem.backends import MemoryTarget
+from tests.chronomem.locomo_data import development_conversation
 
 SLICE = "conv-30"  # the smallest development conversation: 369 turns, 81 questions
 EPISODE_FLOORS = {"R@1": 0.55, "R@5": 0.72, "R@10": 0.82, "MRR@10": 0.63}
@@ -33,12 +31,19 @@ EPISODE_FLOORS = {"R@1": 0.55, "R@5": 0.72, "R@10": 0.82, "MRR@10": 0.63}
 
 @pytest.fixture(scope="module")
 def conversation() -> Conversation:
-    if not DEFAULT_PATH.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{DEFAULT_PATH} is missing: CI must measure recall on real speech")
-        pytest.skip(f"LoCoMo development set not found at {DEFAULT_PATH}")
-    [conv] = [c for c in load(DEFAULT_PATH) if c.sample_id == SLICE]
-    return conv
+    return development_conversation(SLICE)
+
+
+def test_without_the_set_a_clone_skips_and_ci_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "locomo-dev.json"
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="not found"):
+        development_conversation(SLICE, missing)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI must measure"):
+        development_conversation(SLICE, missing)
 
 
 @pytest.fixture
