@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from chronomem.recall.lexindex import FIELD_WEIGHTS
 from chronomem.text.entities import entity_key
-from chronomem.text.lexicon import TIME_TERMS, query_terms, stem
+from chronomem.text.lexicon import TIME_TERMS, query_terms
+from chronomem.text.lexicon import term as word_term
 from chronomem.text.timespan import DAY_US, question_span
 
 __all__ = ["LexicalParams", "LexicalQuery", "PoolRow", "parse_query", "score_pool", "speaker_keys"]
@@ -101,7 +102,7 @@ def speaker_keys(text: str) -> list[str]:
 def parse_query(text: str, speakers: frozenset[str]) -> LexicalQuery:
     """Split a query into terms and its time cues, given the ``speakers`` it names (those of
     :func:`speaker_keys` the owner's episodes have as speakers)."""
-    named = {stem(w) for key in speakers for w in key.split()}
+    named = {word_term(w) for key in speakers for w in key.split()}
     terms = tuple(t for t in query_terms(text) if t not in named)
     lowered = " " + text.lower().lstrip()
     asks_when = any(lowered.startswith(" " + o) or f" {o}" in lowered for o in _WHEN_OPENERS)

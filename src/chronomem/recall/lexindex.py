@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from chronomem.engine.dialect import Conn
 from chronomem.text.lexicon import index_terms
 
-__all__ = ["FIELD_WEIGHTS", "context_of", "index_document", "weighted_length"]
+__all__ = ["FIELD_WEIGHTS", "context_of", "index_document", "reindex", "weighted_length"]
 
 # How much a term counts in each column: the turn itself, the turn before, the one before that.
 FIELD_WEIGHTS = (1.0, 0.5, 0.25)
@@ -63,3 +63,24 @@ def context_of(conn: Conn, rowids: Sequence[int]) -> list[str]:
         conn.execute(f"SELECT rowid, body FROM chronomem_lex WHERE {among}", params).fetchall()
     )
     return [found.get(r, "") for r in rowids]
+
+
+def reindex(conn: Conn) -> None:
+    """Index every item again, as it was first written: a schema migration runs this, after
+    emptying the index and its counters, when the lexicon's terms change (see _lexicon.py),
+    so an old memory ranks as a new one would. An episode's context is the stored body of
+    the turns before it in its session, exactly as ``remember_episode`` builds it."""
+    rows = conn.execute(
+        """SELECT rowid, owner, kind, content, session FROM chronomem_facts
+           ORDER BY owner, kind, session, seq, rowid"""
+    ).fetchall()
+    previous: list[str] = []
+    last_session: tuple[str, object] | None = None
+    for rowid, owner, kind, content, session in rows:
+        if kind != "episode":
+            index_document(conn, owner, kind, rowid, content)
+            continue
+        if (owner, session) != last_session:
+            previous, last_session = [], (owner, session)
+        body = index_document(conn, owner, kind, rowid, content, previous[::-1][:2])
+        previous = [*previous[-1:], body]

@@ -12,15 +12,18 @@ from __future__ import annotations
 import re
 import threading
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 import snowballstemmer
 
 from chronomem.text.tokens import STOP_WORDS
+from chronomem.text.wordforms import base_form, fold, without_days
 
-__all__ = ["QUESTION_WORDS", "TIME_TERMS", "index_terms", "query_terms", "stem"]
+__all__ = ["QUESTION_WORDS", "TIME_TERMS", "index_terms", "query_terms", "stem", "term"]
 
 _WORD = re.compile(r"\w+")
+_CLAUSE = re.compile(r"[^\w\s]")  # punctuation: words on either side do not form a compound
 _local = threading.local()
 
 # Words that frame a question rather than name its subject ("What *kind* of painting did she
@@ -51,20 +54,40 @@ def stem(word: str) -> str:
     return result
 
 
+@lru_cache(maxsize=65536)
+def term(word: str) -> str:
+    """The index term of a lower-case word: its Porter2 stem, with an irregular verb form or
+    a number word brought to its base first and a derivational ending folded after (see
+    _wordforms.py), so "broke"/"broken"/"break", "three"/"3" and "allergic"/"allergies" meet."""
+    return fold(stem(base_form(word)))
+
+
 def index_terms(text: str) -> list[str]:
-    """The stems of ``text``'s content words, in order and with repetition (stop words out)."""
-    return [stem(w) for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+    """The terms of ``text``'s content words, in order and with repetition (stop words out)."""
+    return [term(w) for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+
+
+def _compounds(words: list[str]) -> list[str]:
+    # "smart watch" also asks for "smartwatch", the term of the closed compound. Only the
+    # query joins (a few extra terms); joining every pair in the index would double it.
+    content = [w.isalpha() and w not in STOP_WORDS and w not in QUESTION_WORDS for w in words]
+    return [
+        term(a + b) for i, (a, b) in enumerate(pairwise(words)) if content[i] and content[i + 1]
+    ]
 
 
 def query_terms(text: str) -> list[str]:
-    """The distinct stems a query searches for: content words minus question framing words.
+    """The distinct terms a query searches for: content words minus question framing words,
+    then each pair of adjacent content words joined (see :func:`_compounds`).
 
-    A query made only of such words ("what did they do?") keeps its non-stop words, so it
+    A query made only of framing words ("what did they do?") keeps its non-stop words, so it
     still finds something.
     """
-    words = [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+    raw = without_days(_WORD.findall(text.lower()))
+    words = [w for w in raw if w not in STOP_WORDS]
     kept = [w for w in words if w not in QUESTION_WORDS] or words
-    return list(dict.fromkeys(stem(w) for w in kept))
+    joined = [t for part in _CLAUSE.split(text.lower()) for t in _compounds(_WORD.findall(part))]
+    return list(dict.fromkeys([*(term(w) for w in kept), *joined]))
 
 
-TIME_TERMS = frozenset(stem(w) for w in _TIME_WORDS.split())
+TIME_TERMS = frozenset(term(w) for w in _TIME_WORDS.split())

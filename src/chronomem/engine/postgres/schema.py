@@ -17,6 +17,7 @@ import re
 
 from chronomem._errors import DatabaseError, InvalidArgumentError
 from chronomem.engine.dialect import Conn
+from chronomem.recall.lexindex import reindex
 
 __all__ = ["SCHEMA_VERSION", "migrate", "quoted_schema"]
 
@@ -115,8 +116,19 @@ _V2 = """
 CREATE INDEX chronomem_fact_entities_by_fact ON chronomem_fact_entities(fact_rowid)
 """
 
+# Version 3: the lexicon's terms changed (word forms meet: see _wordforms.py), so the lexical
+# index is emptied and every item indexed again (``lexindex.reindex``).
+_V3 = """
+DELETE FROM chronomem_postings;
+DELETE FROM chronomem_term_stats;
+DELETE FROM chronomem_corpus;
+DELETE FROM chronomem_lex
+"""
+
 # Index i holds the statements that take the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+# The steps after which every item is indexed again.
+_REINDEX_AFTER = frozenset({_V3})
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 
@@ -151,5 +163,7 @@ def migrate(conn: Conn, schema: str) -> None:
         for statement in _MIGRATIONS[step].split(";\n"):
             if statement.strip():
                 conn.execute(statement)
+        if _MIGRATIONS[step] in _REINDEX_AFTER:
+            reindex(conn)
         conn.execute("DELETE FROM chronomem_schema")
         conn.execute("INSERT INTO chronomem_schema (version) VALUES (?)", (step + 1,))

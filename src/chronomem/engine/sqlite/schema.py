@@ -14,7 +14,7 @@ from pathlib import Path
 from chronica.stores.sqlite import integrity_problems
 from chronomem._errors import DatabaseError
 from chronomem.engine.sqlite.dialect import SQLiteConnection
-from chronomem.recall.lexindex import index_document
+from chronomem.recall.lexindex import index_document, reindex
 
 __all__ = ["SCHEMA_VERSION", "check_file", "check_integrity", "check_tables", "migrate"]
 
@@ -150,12 +150,26 @@ _V4 = """
 CREATE INDEX chronomem_fact_entities_by_fact ON chronomem_fact_entities(fact_rowid)
 """
 
+
+def _v5(conn: SQLiteConnection) -> None:
+    """The lexicon's terms changed (word forms meet: see _wordforms.py): index again."""
+    _script(_EMPTY_LEXICAL_INDEX)(conn)
+    reindex(conn)
+
+
+_EMPTY_LEXICAL_INDEX = """
+DELETE FROM chronomem_lex;
+DELETE FROM chronomem_term_stats;
+DELETE FROM chronomem_corpus
+"""
+
 # Index i holds the step that takes the schema from version i to i + 1.
 _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _script(_V1),
     _v2,
     _v3,
     _script(_V4),
+    _v5,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
