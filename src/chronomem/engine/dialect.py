@@ -19,9 +19,9 @@ the right statements without being told which engine it runs on.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
-__all__ = ["POOL_COLUMNS", "Conn", "Cursor", "Dialect", "first_of_each"]
+__all__ = ["POOL_COLUMNS", "Conn", "Cursor", "Dialect", "Pooled", "first_of_each"]
 
 
 class Cursor(Protocol):
@@ -47,17 +47,42 @@ class Conn(Protocol):
 
 POOL_COLUMNS = """f.rowid, f.speaker, f.valid_from, f.trust, f.confidence, f.kind, f.terms,
     chronomem_lex.body, chronomem_lex.ctx1, chronomem_lex.ctx2"""
-"""What the lexical pool reads of a candidate: its facts row and its three stored columns."""
+"""What the lexical pool reads of a candidate: its facts row and its three stored columns, in
+the order of :class:`Pooled`'s fields."""
 
 
-def first_of_each(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """``rows`` with each rowid (the first column) kept once, at its first place."""
+class Pooled(NamedTuple):
+    """One candidate of the lexical pool, as :data:`POOL_COLUMNS` reads it."""
+
+    rowid: int
+    speaker: str | None
+    """The episode's speaker as said (``None`` for a fact)."""
+    valid_from: int
+    """Epoch microseconds: when a fact became valid, or an episode was said."""
+    trust: float
+    confidence: float
+    kind: str
+    """``"fact"`` or ``"episode"``."""
+    terms: str
+    """A fact's Jaccard terms, space-separated."""
+    body: str
+    """The item's stemmed terms, then those of the turn before it and of the one before."""
+    ctx1: str
+    ctx2: str
+
+
+_named = tuple.__new__  # Pooled._make without its length check: the columns are fixed above
+
+
+def first_of_each(rows: Iterable[Sequence[Any]]) -> list[Pooled]:
+    """``rows`` (:data:`POOL_COLUMNS`, in order) as :class:`Pooled`, each rowid kept once, at
+    its first place."""
     seen: set[object] = set()
     kept = []
     for row in rows:
         if row[0] not in seen:
             seen.add(row[0])
-            kept.append(row)
+            kept.append(_named(Pooled, row))
     return kept
 
 
@@ -111,8 +136,8 @@ class Dialect(Protocol):
         found: Sequence[int],
         view: tuple[str, Sequence[object]],
         depth: int,
-    ) -> list[tuple[Any, ...]]:
-        """The lexical pool, as :data:`POOL_COLUMNS` rows, each item once: every item
+    ) -> list[Pooled]:
+        """The lexical pool, each item once: every item
         holding a rare word (``words[0]``), the ``depth`` newest holding a common one
         (``words[1]``), both through the ``view`` filter (a WHERE fragment over ``f`` and its
         parameters), and the items the other channels ``found`` (already filtered)."""

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
-from chronomem.engine.dialect import POOL_COLUMNS, Conn, first_of_each
+from chronomem.engine.dialect import POOL_COLUMNS, Conn, Pooled, first_of_each
 
 __all__ = ["POSTGRES", "SHARDS"]
 
@@ -146,7 +145,7 @@ class PostgresDialect:
         found: Sequence[int],
         view: tuple[str, Sequence[object]],
         depth: int,
-    ) -> list[tuple[Any, ...]]:
+    ) -> list[Pooled]:
         """All three parts in one statement (one round trip):
 
         * every posting of the rare words (each a bounded index range), read first as a

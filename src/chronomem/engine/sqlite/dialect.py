@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from chronomem.engine.dialect import POOL_COLUMNS, Conn, first_of_each
+from chronomem.engine.dialect import POOL_COLUMNS, Conn, Pooled, first_of_each
 
 __all__ = ["SQLITE", "SQLiteConnection"]
 
@@ -122,7 +122,7 @@ class SQLiteDialect:
         found: Sequence[int],
         view: tuple[str, Sequence[object]],
         depth: int,
-    ) -> list[tuple[Any, ...]]:
+    ) -> list[Pooled]:
         """Three queries, each cheap in process: FTS5 over the rare words' postings, FTS5
         walking the common words' postings newest first until ``depth``, the found rows."""
         rare, common = words
