@@ -1,4 +1,6 @@
-"""``ChronoMem``: the public face of the memory. It owns every rule; SQL lives elsewhere."""
+"""``ChronoMem``: the public face of the memory. It owns every rule; SQL lives elsewhere
+(the facts table's in :mod:`chronomem.engine.facts`, what an insert writes in
+:mod:`chronomem.write`, recall's in :mod:`chronomem.recall`)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from chronomem.claims.contradictions import find_contradictions
+from chronomem.engine import facts as table
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import open_storage
 from chronomem.recall.fusion import Candidate, check_weights, fuse
@@ -31,7 +34,7 @@ from ._errors import (
     UnknownIdError,
 )
 from ._model import Contradiction, Episode, Fact, FactId
-from ._records import COLUMNS, parse_record, row_to_fact, row_to_item
+from ._records import parse_record, row_to_fact, row_to_item
 from ._sessions import Turn, chronicum_turns, episodes_of
 from ._validate import check_fact, check_id, check_opt_text, check_positive, check_text, check_time
 
@@ -169,17 +172,13 @@ class ChronoMem:
                                valid_from=valid_from, entities=entities, source=source,
                                metadata=metadata))  # fmt: skip
         with self._db.write() as conn:
-            rowid, old_from = self._active(conn, old, superseding=True)
+            active = self._active(conn, old, superseding=True)
             now = self._clock.now()
             start = p.data.valid_from if p.data.valid_from is not None else now
-            if start < old_from:
+            if start < active.valid_from:
                 raise InvalidFactError("valid_from", "is earlier than the superseded fact's")
             new_id = new_fact_id(now)
-            conn.execute(
-                """UPDATE chronomem_facts SET valid_until = ?, invalidated_at = ?,
-                   superseded_by = ? WHERE rowid = ?""",
-                (start, now, new_id, rowid),
-            )
+            table.end_belief(conn, active.rowid, until=start, now=now, successor=new_id)
             return insert_fact(conn, self.owner, p, system_time=now, fact_id=new_id)
 
     def forget(self, fact_id: str, reason: str | None = None) -> None:
@@ -187,12 +186,8 @@ class ChronoMem:
         fid = check_id(fact_id)
         why = check_opt_text("reason", reason, max_bytes=2048)
         with self._db.write() as conn:
-            rowid, _ = self._active(conn, fid)
-            conn.execute(
-                """UPDATE chronomem_facts SET forgotten = 1, forget_reason = ?,
-                   invalidated_at = ? WHERE rowid = ?""",
-                (why, self._clock.now(), rowid),
-            )
+            active = self._active(conn, fid)
+            table.mark_forgotten(conn, active.rowid, reason=why, now=self._clock.now())
 
     def remember_episode(
         self,
@@ -245,23 +240,20 @@ class ChronoMem:
         with self._db.write() as conn:
             return insert_episodes(conn, self.owner, episodes, self._clock.now)[1]
 
-    def _active(self, conn: Conn, fact_id: str, *, superseding: bool = False) -> tuple[int, int]:
-        row = conn.execute(
-            f"""SELECT rowid, valid_from, forgotten, invalidated_at, kind FROM chronomem_facts
-                WHERE id = ? AND owner = ?{conn.dialect.for_update}""",
-            (fact_id, self.owner),
-        ).fetchone()
+    def _active(self, conn: Conn, fact_id: str, *, superseding: bool = False) -> table.ActiveRow:
+        row = table.active_row(conn, self.owner, fact_id)
         if row is None:
             # Only a fact can be superseded; forget takes either kind, so its unknown id is
             # neither.
             raise FactNotFoundError(fact_id) if superseding else UnknownIdError(fact_id)
-        if superseding and row[4] == "episode":
+        if superseding and row.kind == "episode":
             raise InvalidArgumentError(
                 "old_id", f"{fact_id!r} is an episode; episodes are never superseded"
             )
-        if row[3] is not None:
-            raise FactNotActiveError(fact_id, "forgotten" if row[2] else "superseded", row[4])
-        return int(row[0]), int(row[1])
+        if row.invalidated_at is not None:
+            state = "forgotten" if row.forgotten else "superseded"
+            raise FactNotActiveError(fact_id, state, row.kind)
+        return row
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -271,10 +263,7 @@ class ChronoMem:
         yours."""
         fid = check_id(fact_id)
         with self._db.read() as conn:
-            row = conn.execute(
-                f"SELECT {COLUMNS} FROM chronomem_facts f WHERE f.id = ? AND f.owner = ?",
-                (fid, self.owner),
-            ).fetchone()
+            row = table.item_row(conn, self.owner, fid)
         if row is None:
             raise UnknownIdError(fid)
         return row_to_item(row)
@@ -330,15 +319,9 @@ class ChronoMem:
         return pack(facts, lambda f: f.tokens, budget=budget, limit=cap)
 
     def _materialise(self, conn: Conn, ranked: list[Candidate]) -> list[Item]:
-        if not ranked:
-            return []
-        among, params = conn.dialect.in_list("f.rowid", [c.rowid for c in ranked])
-        rows = conn.execute(
-            f"SELECT f.rowid, {COLUMNS} FROM chronomem_facts f WHERE {among}", params
-        ).fetchall()
-        by_rowid = {r[0]: r[1:] for r in rows}
+        rows = table.rows_by_rowid(conn, [c.rowid for c in ranked])
         return [
-            row_to_item(by_rowid[c.rowid], score=c.score, tokens=self._tokens(by_rowid[c.rowid][1]),
+            row_to_item(rows[c.rowid], score=c.score, tokens=self._tokens(rows[c.rowid].content),
                         ranks=dict(c.ranks))
             for c in ranked
         ]  # fmt: skip
@@ -353,14 +336,7 @@ class ChronoMem:
         """Every fact about ``entity`` (any spelling of it), active and historical, oldest first."""
         key = entity_key(check_text("entity", entity, max_bytes=200))
         with self._db.read() as conn:
-            rows = conn.execute(
-                f"""SELECT {COLUMNS} FROM chronomem_facts f
-                    JOIN chronomem_fact_entities fe ON fe.fact_rowid = f.rowid
-                    JOIN chronomem_entities e ON e.id = fe.entity_id
-                    WHERE e.owner = ? AND e.key = ? AND f.owner = ?
-                    ORDER BY f.valid_from, f.system_time, f.rowid""",
-                (self.owner, key, self.owner),
-            ).fetchall()
+            rows = table.timeline_rows(conn, self.owner, key)
         return [row_to_fact(r) for r in rows]
 
     def contradictions(self) -> list[Contradiction]:
@@ -371,23 +347,9 @@ class ChronoMem:
     def stats(self) -> dict[str, int | str]:
         """Counts of facts by state, of episodes and of entities, plus the file and schema."""
         with self._db.read() as conn:
-            row = conn.execute(
-                """SELECT count(*), count(*) FILTER (WHERE invalidated_at IS NULL),
-                          count(*) FILTER (WHERE superseded_by IS NOT NULL),
-                          count(*) FILTER (WHERE forgotten = 1)
-                   FROM chronomem_facts WHERE owner = ? AND kind = 'fact'""",
-                (self.owner,),
-            ).fetchone()
-            entities = conn.execute(
-                "SELECT count(*) FROM chronomem_entities WHERE owner = ?", (self.owner,)
-            ).fetchone()[0]
-            episodes = conn.execute(
-                "SELECT count(*) FROM chronomem_facts WHERE owner = ? AND kind = 'episode'",
-                (self.owner,),
-            ).fetchone()[0]
+            n = table.counts(conn, self.owner)
         return {
-            "facts": row[0], "active": row[1], "superseded": row[2], "forgotten": row[3],
-            "episodes": episodes, "entities": entities, "path": self.path, "owner": self.owner,
+            **n._asdict(), "path": self.path, "owner": self.owner,
             "schema_version": self._db.schema_version,
         }  # fmt: skip
 
@@ -397,19 +359,15 @@ class ChronoMem:
         last = 0
         while True:
             with self._db.read() as conn:
-                rows = conn.execute(
-                    f"""SELECT f.rowid, {COLUMNS} FROM chronomem_facts f
-                        WHERE f.owner = ? AND f.rowid > ? ORDER BY f.rowid LIMIT ?""",
-                    (self.owner, last, _EXPORT_BATCH),
-                ).fetchall()
-            if not rows:
+                page = table.export_page(conn, self.owner, last, _EXPORT_BATCH)
+            if not page:
                 return
-            for row in rows:
-                record = row_to_item(row[1:]).to_dict()
+            for _, row in page:
+                record = row_to_item(row).to_dict()
                 for key in ("score", "tokens", "ranks"):
                     del record[key]
                 yield record
-            last = rows[-1][0]
+            last = page[-1][0]
 
     def import_facts(self, records: Iterable[Mapping[str, Any]]) -> int:
         """Restore exported facts and episodes exactly (ids, times, lineage); all or nothing.

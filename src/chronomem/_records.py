@@ -1,12 +1,14 @@
-"""Rows to :class:`Fact` and :class:`Episode` records and back: the one place that knows the
-column layout."""
+"""Rows to :class:`Fact` and :class:`Episode` records and back: named rows of the facts table
+(:class:`~chronomem.engine.facts.FactRow`) become records, and exported records are checked for
+import."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
+from chronomem.engine.facts import FactRow
 from chronomem.write.episodes import ImportedEpisode
 
 from ._errors import InvalidFactError
@@ -14,58 +16,66 @@ from ._isotime import read_time, record_time
 from ._model import Episode, Fact, from_us
 from ._validate import check_fact, check_id, check_opt_text, fact_fields
 
-__all__ = ["COLUMNS", "ImportedFact", "parse_record", "row_to_fact", "row_to_item"]
-
-COLUMNS = """f.id, f.content, f.category, f.entities, f.trust, f.confidence, f.source,
-    f.metadata, f.system_time, f.valid_from, f.valid_until, f.invalidated_at, f.superseded_by,
-    f.forgotten, f.forget_reason, f.kind, f.speaker, f.session, f.seq"""
+__all__ = ["ImportedFact", "parse_record", "row_to_fact", "row_to_item"]
 
 
-def row_to_item(row: Sequence[Any], **extra: Any) -> Fact | Episode:
+def _metadata(text: str | None) -> Any:
+    return json.loads(text) if text is not None else None
+
+
+def row_to_item(r: FactRow, **extra: Any) -> Fact | Episode:
     """A :class:`Fact` or an :class:`Episode`, as the row's kind says."""
-    if row[15] != "episode":
-        return row_to_fact(row, **extra)
-    system_time, at = from_us(row[8]), from_us(row[9])
+    if r.kind != "episode":
+        return _fact(r, extra)
+    system_time, at = from_us(r.system_time), from_us(r.valid_from)
     assert system_time is not None  # NOT NULL column
     assert at is not None  # NOT NULL column
+    # An episode's row has all three.
+    assert r.speaker is not None
+    assert r.session is not None
+    assert r.seq is not None
     return Episode(
-        id=row[0],
-        content=row[1],
-        speaker=row[16],
-        session=row[17],
+        id=r.id,
+        content=r.content,
+        speaker=r.speaker,
+        session=r.session,
         at=at,
-        seq=row[18],
-        source=row[6],
-        metadata=json.loads(row[7]) if row[7] is not None else None,
+        seq=r.seq,
+        source=r.source,
+        metadata=_metadata(r.metadata),
         system_time=system_time,
-        invalidated_at=from_us(row[11]),
-        forgotten=bool(row[13]),
-        forget_reason=row[14],
+        invalidated_at=from_us(r.invalidated_at),
+        forgotten=bool(r.forgotten),
+        forget_reason=r.forget_reason,
         **extra,
     )
 
 
-def row_to_fact(row: Sequence[Any], **extra: Any) -> Fact:
-    """A :class:`Fact` from a row selected with :data:`COLUMNS`."""
-    system_time, valid_from = from_us(row[8]), from_us(row[9])
+def row_to_fact(r: FactRow, **extra: Any) -> Fact:
+    """A :class:`Fact` from its row."""
+    return _fact(r, extra)
+
+
+def _fact(r: FactRow, extra: Mapping[str, Any]) -> Fact:
+    system_time, valid_from = from_us(r.system_time), from_us(r.valid_from)
     assert system_time is not None  # NOT NULL column
     assert valid_from is not None  # NOT NULL column
     return Fact(
-        id=row[0],
-        content=row[1],
-        category=row[2],
-        entities=tuple(json.loads(row[3])),
-        trust_score=row[4],
-        confidence=row[5],
-        source=row[6],
-        metadata=json.loads(row[7]) if row[7] is not None else None,
+        id=r.id,
+        content=r.content,
+        category=r.category,
+        entities=tuple(json.loads(r.entities)),
+        trust_score=r.trust,
+        confidence=r.confidence,
+        source=r.source,
+        metadata=_metadata(r.metadata),
         system_time=system_time,
         valid_from=valid_from,
-        valid_until=from_us(row[10]),
-        invalidated_at=from_us(row[11]),
-        superseded_by=row[12],
-        forgotten=bool(row[13]),
-        forget_reason=row[14],
+        valid_until=from_us(r.valid_until),
+        invalidated_at=from_us(r.invalidated_at),
+        superseded_by=r.superseded_by,
+        forgotten=bool(r.forgotten),
+        forget_reason=r.forget_reason,
         **extra,
     )
 

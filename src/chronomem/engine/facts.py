@@ -1,0 +1,173 @@
+"""The statements that read or change whole items of ``chronomem_facts``, for the memory.
+
+One home for the facts table's SQL above the write path: the same text on both engines (``?``
+marks, which the PostgreSQL connection translates); where the engines differ (a row lock) the
+connection's dialect says how. Rows leave this module named (:class:`FactRow`,
+:class:`ActiveRow`), never as positions. What an insert writes stays with the insert
+(:mod:`chronomem.write`), what recall's channels read with recall (:mod:`chronomem.recall`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from chronomem.engine.dialect import Conn
+
+__all__ = [
+    "COLUMNS",
+    "ActiveRow",
+    "Counts",
+    "FactRow",
+    "active_row",
+    "counts",
+    "end_belief",
+    "export_page",
+    "item_row",
+    "mark_forgotten",
+    "rows_by_rowid",
+    "timeline_rows",
+]
+
+COLUMNS = """f.id, f.content, f.category, f.entities, f.trust, f.confidence, f.source,
+    f.metadata, f.system_time, f.valid_from, f.valid_until, f.invalidated_at, f.superseded_by,
+    f.forgotten, f.forget_reason, f.kind, f.speaker, f.session, f.seq"""
+"""An item's columns, in the order of :class:`FactRow`'s fields."""
+
+
+class FactRow(NamedTuple):
+    """A fact or an episode as :data:`COLUMNS` reads it (times in epoch microseconds)."""
+
+    id: str
+    content: str
+    category: str | None
+    entities: str
+    trust: float
+    confidence: float
+    source: str | None
+    metadata: str | None
+    system_time: int
+    valid_from: int
+    valid_until: int | None
+    invalidated_at: int | None
+    superseded_by: str | None
+    forgotten: int
+    forget_reason: str | None
+    kind: str
+    speaker: str | None
+    session: str | None
+    seq: int | None
+
+
+class ActiveRow(NamedTuple):
+    """What ``supersede`` and ``forget`` check of the item they change."""
+
+    rowid: int
+    valid_from: int
+    forgotten: int
+    invalidated_at: int | None
+    kind: str
+
+
+class Counts(NamedTuple):
+    """An owner's items by state, and entities."""
+
+    facts: int
+    active: int
+    superseded: int
+    forgotten: int
+    episodes: int
+    entities: int
+
+
+def active_row(conn: Conn, owner: str, item_id: str) -> ActiveRow | None:
+    """The owner's item ``item_id``, locked for the change that follows (where writes are not
+    serial), or ``None``."""
+    row = conn.execute(
+        f"""SELECT rowid, valid_from, forgotten, invalidated_at, kind FROM chronomem_facts
+            WHERE id = ? AND owner = ?{conn.dialect.for_update}""",
+        (item_id, owner),
+    ).fetchone()
+    return None if row is None else ActiveRow._make(row)
+
+
+def end_belief(conn: Conn, rowid: int, *, until: int, now: int, successor: str) -> None:
+    """End a fact's validity at ``until`` (valid time) and its belief at ``now`` (system
+    time), superseded by ``successor``."""
+    conn.execute(
+        """UPDATE chronomem_facts SET valid_until = ?, invalidated_at = ?, superseded_by = ?
+           WHERE rowid = ?""",
+        (until, now, successor, rowid),
+    )
+
+
+def mark_forgotten(conn: Conn, rowid: int, *, reason: str | None, now: int) -> None:
+    """Soft-delete an item: it stays, marked forgotten at ``now`` for ``reason``."""
+    conn.execute(
+        """UPDATE chronomem_facts SET forgotten = 1, forget_reason = ?, invalidated_at = ?
+           WHERE rowid = ?""",
+        (reason, now, rowid),
+    )
+
+
+def item_row(conn: Conn, owner: str, item_id: str) -> FactRow | None:
+    """The owner's item ``item_id`` in any state, or ``None``."""
+    row = conn.execute(
+        f"SELECT {COLUMNS} FROM chronomem_facts f WHERE f.id = ? AND f.owner = ?",
+        (item_id, owner),
+    ).fetchone()
+    return None if row is None else FactRow._make(row)
+
+
+def rows_by_rowid(conn: Conn, rowids: Sequence[int]) -> dict[int, FactRow]:
+    """The items with these rowids (recall's candidates, already in the owner's view)."""
+    if not rowids:
+        return {}
+    among, params = conn.dialect.in_list("f.rowid", rowids)
+    rows = conn.execute(
+        f"SELECT f.rowid, {COLUMNS} FROM chronomem_facts f WHERE {among}", params
+    ).fetchall()
+    return {r[0]: FactRow._make(r[1:]) for r in rows}
+
+
+def timeline_rows(conn: Conn, owner: str, key: str) -> list[FactRow]:
+    """Every item linked to the owner's entity ``key``, by valid time then system time."""
+    rows = conn.execute(
+        f"""SELECT {COLUMNS} FROM chronomem_facts f
+            JOIN chronomem_fact_entities fe ON fe.fact_rowid = f.rowid
+            JOIN chronomem_entities e ON e.id = fe.entity_id
+            WHERE e.owner = ? AND e.key = ? AND f.owner = ?
+            ORDER BY f.valid_from, f.system_time, f.rowid""",
+        (owner, key, owner),
+    ).fetchall()
+    return [FactRow._make(r) for r in rows]
+
+
+def counts(conn: Conn, owner: str) -> Counts:
+    """The owner's facts (all, active, superseded, forgotten), episodes and entities."""
+    facts = conn.execute(
+        """SELECT count(*), count(*) FILTER (WHERE invalidated_at IS NULL),
+                  count(*) FILTER (WHERE superseded_by IS NOT NULL),
+                  count(*) FILTER (WHERE forgotten = 1)
+           FROM chronomem_facts WHERE owner = ? AND kind = 'fact'""",
+        (owner,),
+    ).fetchone()
+    episodes = conn.execute(
+        "SELECT count(*) FROM chronomem_facts WHERE owner = ? AND kind = 'episode'", (owner,)
+    ).fetchone()[0]
+    entities = conn.execute(
+        "SELECT count(*) FROM chronomem_entities WHERE owner = ?", (owner,)
+    ).fetchone()[0]
+    total, active, superseded, forgotten = (int(n) for n in facts)
+    return Counts(total, active, superseded, forgotten, int(episodes), int(entities))
+
+
+def export_page(conn: Conn, owner: str, after: int, size: int) -> list[tuple[int, FactRow]]:
+    """Up to ``size`` of the owner's items after rowid ``after``, oldest first, with their
+    rowids (where the next page starts)."""
+    rows = conn.execute(
+        f"""SELECT f.rowid, {COLUMNS} FROM chronomem_facts f
+            WHERE f.owner = ? AND f.rowid > ? ORDER BY f.rowid LIMIT ?""",
+        (owner, after, size),
+    ).fetchall()
+    return [(int(r[0]), FactRow._make(r[1:])) for r in rows]
