@@ -36,7 +36,16 @@ from ._errors import (
 from ._model import Contradiction, Episode, Fact, FactId
 from ._records import parse_record, row_to_fact, row_to_item
 from ._sessions import Turn, chronicum_turns, episodes_of
-from ._validate import check_fact, check_id, check_opt_text, check_positive, check_text, check_time
+from ._validate import (
+    check_budget,
+    check_fact,
+    check_id,
+    check_kinds,
+    check_opt_text,
+    check_positive,
+    check_text,
+    check_time,
+)
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
@@ -293,14 +302,14 @@ class ChronoMem:
         the budget; ``limit`` caps the count (default 10 when neither is given).
         """
         text = check_text("query", query, max_bytes=8192)
-        budget = _check_budget(token_budget)
+        budget = check_budget(token_budget)
         cap = check_positive("limit", limit)
         if not isinstance(active_only, bool):
             raise InvalidArgumentError("active_only", "must be a bool")
         view = View(
             owner=self.owner,
             now=0,
-            kinds=_check_kinds(kinds),
+            kinds=check_kinds(kinds, KINDS),
             category=check_opt_text("category", category),
             active_only=active_only,
             as_of=check_time("as_of", as_of),
@@ -396,28 +405,3 @@ class ChronoMem:
             if then is not None:
                 then(conn)
             return inserted
-
-
-def _check_kinds(value: object) -> tuple[str, ...]:
-    if value is None:
-        return KINDS
-    if isinstance(value, str) or not isinstance(value, Iterable):
-        raise InvalidArgumentError(
-            "kinds", f"must be a tuple drawn from {KINDS}, e.g. ('episode',)"
-        )
-    kinds = tuple(dict.fromkeys(value))
-    if not kinds or any(k not in KINDS for k in kinds):
-        raise InvalidArgumentError(
-            "kinds", f"must be a non-empty selection of {KINDS}, got {kinds!r}"
-        )
-    return kinds
-
-
-def _check_budget(value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgumentError("token_budget", f"must be an int, not {type(value).__name__}")
-    if value < 0:
-        raise InvalidArgumentError("token_budget", f"must be >= 0, got {value}")
-    return value

@@ -26,8 +26,10 @@ from ._model import to_us
 __all__ = [
     "MAX_CONTENT_BYTES",
     "FactInput",
+    "check_budget",
     "check_fact",
     "check_id",
+    "check_kinds",
     "check_opt_text",
     "check_positive",
     "check_text",
@@ -118,6 +120,33 @@ def check_positive(field: str, value: object) -> int | None:
     if value < 1:
         raise InvalidArgumentError(field, f"must be at least 1, got {value}")
     return value
+
+
+def check_budget(value: object) -> int | None:
+    """``None`` or an int >= 0 (a token budget of 0 packs nothing)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgumentError("token_budget", f"must be an int, not {type(value).__name__}")
+    if value < 0:
+        raise InvalidArgumentError("token_budget", f"must be >= 0, got {value}")
+    return value
+
+
+def check_kinds(value: object, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """``allowed`` for ``None``, else a non-empty selection of it, duplicates dropped."""
+    if value is None:
+        return allowed
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise InvalidArgumentError(
+            "kinds", f"must be a tuple drawn from {allowed}, e.g. ('episode',)"
+        )
+    kinds = tuple(dict.fromkeys(value))
+    if not kinds or any(k not in allowed for k in kinds):
+        raise InvalidArgumentError(
+            "kinds", f"must be a non-empty selection of {allowed}, got {kinds!r}"
+        )
+    return kinds
 
 
 def check_id(value: object) -> str:
