@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from chronomem import ChronoMem, Episode, Fact
+from chronomem.recall.fusion import CHANNELS
 
 DEV, HELD_OUT = 1, 2
 
@@ -296,10 +297,7 @@ def recall_at(tiers: list[Tier], weights: Mapping[str, float], k: int = 3) -> fl
     return got / total
 
 
-ALONE = {
-    c: {x: float(x == c) for x in ("bm25", "jaccard", "entity", "graph")}
-    for c in ("bm25", "jaccard", "entity", "graph")
-}
+ALONE = {c: {x: float(x == c) for x in CHANNELS} for c in CHANNELS}
 
 
 def _tiers(seed: int, memory: ChronoMem | None) -> list[Tier]:
@@ -337,7 +335,7 @@ def tune(seed: int = DEV) -> Iterator[tuple[float, dict[str, float]]]:
     grid = [0.0, 0.3, 0.6, 1.0]
     results = []
     for jac, ent, graph in itertools.product(grid, grid, grid):
-        w = {"bm25": 1.0, "jaccard": jac, "entity": ent, "graph": graph}
+        w = {"bm25": 1.0, "jaccard": jac, "entity": ent, "graph": graph, "semantic": 1.0}
         results.append((recall_at(tiers, w), w))
     results.sort(key=lambda r: -r[0])
     yield from results

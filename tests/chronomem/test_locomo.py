@@ -90,7 +90,7 @@ def test_fused_facts_rank_as_well_as_their_best_channel(
 ) -> None:
     ids = remember_facts(memory, conversation)
     fused = _scores(memory, conversation, ids, active_only=False).summary()
-    memory.weights = {"bm25": 1.0, "jaccard": 0.0, "entity": 0.0, "graph": 0.0}
+    memory.weights = {"bm25": 1.0, "jaccard": 0.0, "entity": 0.0, "graph": 0.0, "semantic": 0.0}
     lexical = _scores(memory, conversation, ids, active_only=False).summary()
     assert fused["R@10"] >= lexical["R@10"]
     assert fused["R@5"] >= lexical["R@5"]

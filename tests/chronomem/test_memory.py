@@ -244,7 +244,7 @@ def test_schema_is_versioned_and_migrated_once(tmp_path: Path) -> None:
         ChronoMem(path).close()
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("SELECT version FROM chronomem_schema").fetchall() == [(5,)]
+        assert conn.execute("SELECT version FROM chronomem_schema").fetchall() == [(6,)]
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     finally:
         conn.close()
@@ -282,7 +282,7 @@ def test_a_version_1_file_is_migrated_with_its_facts_recallable(tmp_path: Path) 
     with ChronoMem(path) as mem:
         assert [f.id for f in mem.recall("where does Ardian live")] == ["f1"]
         assert [f.id for f in mem.recall("Kinara booking time")] == ["f2"]
-        assert mem.stats()["schema_version"] == 5
+        assert mem.stats()["schema_version"] == 6
         assert [f.id for f in mem.timeline("ThinkPad T14")] == ["f2"]
         mem.remember_episode("We booked Kinara", speaker="booking", session="s")
     conn = sqlite3.connect(path)

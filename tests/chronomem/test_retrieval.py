@@ -27,7 +27,7 @@ def mem(module_memory_target: MemoryTarget) -> Iterator[ChronoMem]:
 
 
 def test_score_follows_the_rrf_formula(memory_target: MemoryTarget) -> None:
-    with memory_target.open(weights={"jaccard": 0, "entity": 0, "graph": 0}) as m:
+    with memory_target.open(weights={"jaccard": 0, "entity": 0, "graph": 0, "semantic": 0}) as m:
         m.remember("Zoe plays the cello", trust=0.5, confidence=0.5)
         [hit] = m.recall("cello")
         assert hit.ranks["bm25"] == 1
@@ -52,7 +52,7 @@ def test_multi_hop_reaches_facts_through_the_graph(mem: ChronoMem) -> None:
 def test_every_result_says_why(mem: ChronoMem) -> None:
     for fact in mem.recall("Project Falcon budget", limit=5):
         assert fact.ranks
-        assert set(fact.ranks) <= {"bm25", "jaccard", "entity", "graph"}
+        assert set(fact.ranks) <= {"bm25", "jaccard", "entity", "graph", "semantic"}
         assert all(r >= 1 for r in fact.ranks.values())
         assert fact.score > 0
         assert fact.tokens == estimate_tokens(fact.content)
@@ -106,7 +106,7 @@ def test_filter_is_applied_before_the_candidate_limit(memory_target: MemoryTarge
 
 
 def test_channel_weights_are_configurable(memory_target: MemoryTarget) -> None:
-    with memory_target.open(weights={"bm25": 0, "jaccard": 0, "graph": 0}) as m:
+    with memory_target.open(weights={"bm25": 0, "jaccard": 0, "graph": 0, "semantic": 0}) as m:
         m.remember("Tariq owns the Nimbus cluster")
         m.remember("Nimbus clouds bring rain")
         results = m.recall("Tariq rain")

@@ -25,6 +25,7 @@ from chronomem._validate import (
 )
 from chronomem.engine.dialect import Conn
 from chronomem.recall.lexindex import context_of, index_document
+from chronomem.recall.semantic.vectors import store_vector
 from chronomem.text.entities import entity_key
 from chronomem.write.facts import new_fact_id
 
@@ -98,6 +99,7 @@ def insert_episode(
     rowid = int(cur.fetchone()[0])
     context = context_of(conn, [r[0] for r in before])
     index_document(conn, owner, "episode", rowid, e.content, context)
+    store_vector(conn, rowid, e.content)
     key = entity_key(e.speaker)
     if key:
         conn.execute(

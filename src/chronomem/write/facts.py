@@ -18,6 +18,7 @@ from chronomem._validate import FactInput
 from chronomem.claims.contradictions import conflicting_ids, parse_claim
 from chronomem.engine.dialect import Conn
 from chronomem.recall.lexindex import index_document
+from chronomem.recall.semantic.vectors import store_vector
 from chronomem.text.entities import entity_key, extract_entities
 from chronomem.text.tokens import terms
 
@@ -136,6 +137,7 @@ def insert_fact(
     )  # fmt: skip
     rowid = int(cur.fetchone()[0])
     index_document(conn, owner, "fact", rowid, d.content)
+    store_vector(conn, rowid, d.content)
     conn.executemany(
         "INSERT INTO chronomem_fact_entities (entity_id, fact_rowid) VALUES (?, ?)",
         [(e, rowid) for e in entity_ids],

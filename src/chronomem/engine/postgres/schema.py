@@ -125,8 +125,17 @@ DELETE FROM chronomem_corpus;
 DELETE FROM chronomem_lex
 """
 
+# Version 4: the semantic channel's vectors, one per item, keyed by the item's rowid
+# (every item stored before it gets its vector: ``semantic.vectors.backfill``).
+_V4 = """
+CREATE TABLE IF NOT EXISTS chronomem_vectors (
+    item bigint PRIMARY KEY REFERENCES chronomem_facts(rowid),
+    vec bytea NOT NULL
+)
+"""
+
 # Index i holds the statements that take the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
 # The steps after which every item is indexed again.
 _REINDEX_AFTER = frozenset({_V3})
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -165,5 +174,9 @@ def migrate(conn: Conn, schema: str) -> None:
                 conn.execute(statement)
         if _MIGRATIONS[step] in _REINDEX_AFTER:
             reindex(conn)
+        if _MIGRATIONS[step] is _V4:
+            from chronomem.recall.semantic.vectors import backfill
+
+            backfill(conn)
         conn.execute("DELETE FROM chronomem_schema")
         conn.execute("INSERT INTO chronomem_schema (version) VALUES (?)", (step + 1,))

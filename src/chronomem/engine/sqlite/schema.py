@@ -163,6 +163,23 @@ DELETE FROM chronomem_term_stats;
 DELETE FROM chronomem_corpus
 """
 
+# Version 6: the semantic channel's vectors, one per item, keyed by the item's rowid.
+_V6 = """
+CREATE TABLE IF NOT EXISTS chronomem_vectors (
+    item INTEGER PRIMARY KEY,
+    vec BLOB NOT NULL
+)
+"""
+
+
+def _v6(conn: SQLiteConnection) -> None:
+    """Every item stored before the semantic channel gets its vector."""
+    from chronomem.recall.semantic.vectors import backfill
+
+    _script(_V6)(conn)
+    backfill(conn)
+
+
 # Index i holds the step that takes the schema from version i to i + 1.
 _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _script(_V1),
@@ -170,6 +187,7 @@ _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _v3,
     _script(_V4),
     _v5,
+    _v6,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 

@@ -1,0 +1,227 @@
+"""The semantic channel: the model, its vectors written with their items, and recall that finds
+what shares no word with the question, on both engines, and unchanged when the channel is off."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timezone
+from typing import Any
+
+import psycopg
+import pytest
+
+from chronomem import ChronoMem
+from chronomem.recall.semantic import model as semantic_model
+from chronomem.recall.semantic.model import DIM, load_model
+from chronomem.recall.semantic.wordpiece import WordPiece
+from tests.chronomem.backends import MemoryTarget
+
+MAY = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+SMARTWATCH = "I just purchased a new smartwatch"
+
+
+# Token ids BERT's reference tokenizer (``tokenizers``, bert-base-uncased's vocabulary, as
+# all-MiniLM-L6-v2 ships it) gives for these texts; ours must give the same.
+REFERENCE_IDS = [
+    ("My daughter is allergic to peanuts!", [2026, 2684, 2003, 27395, 2000, 27613, 999]),
+    ("Café naïve résumé", [7668, 15743, 13746]),
+    ("日本語", [1864, 1876, 1950]),
+    ("emoji 😀 ok", [7861, 29147, 2072, 100, 7929]),
+    ("tab\there\x00null", [21628, 2182, 11231, 3363]),
+    ("don't stop—now…", [2123, 1005, 1056, 2644, 1517, 2085, 1529]),
+    ("\uff26\uff35\uff2c\uff2c width", [100, 9381]),  # FULL in full-width letters
+    ("smartwatch", [6047, 18866]),
+    ("x" * 101, [100]),
+]
+
+
+@pytest.fixture(scope="module")
+def wordpiece() -> WordPiece:
+    vocab = (semantic_model.MODEL_DIR / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    return WordPiece(vocab)
+
+
+@pytest.mark.parametrize(("text", "ids"), REFERENCE_IDS)
+def test_wordpiece_gives_the_reference_ids(wordpiece: WordPiece, text: str, ids: list[int]) -> None:
+    assert wordpiece.ids(text) == ids
+
+
+def test_wordpiece_bounds_a_huge_input(wordpiece: WordPiece) -> None:
+    assert len(wordpiece.ids("word " * 100_000)) == 256
+    assert wordpiece.ids("") == []
+    assert wordpiece.ids(" \t\n ") == []
+
+
+def test_vectors_are_unit_and_quantised_closely() -> None:
+    model = load_model()
+    assert model is not None, "the channel is installed with chronomem"
+    a = model.unit("My daughter is allergic to peanuts")
+    b = model.unit("Our kid cannot eat nuts")
+    c = model.unit("The quarterly budget was approved")
+    assert a is not None
+    assert b is not None
+    assert c is not None
+    assert a.shape == (DIM,)
+    assert abs(float(a @ a) - 1.0) < 1e-5
+    assert float(a @ b) > float(a @ c), "meaning, not words: nuts is nearer peanuts than budget"
+    stored = model.quantise(b)
+    assert len(stored) == DIM
+    assert abs(float(model.similarities(a, [stored])[0]) - float(a @ b)) < 0.01
+    assert model.unit("") is None
+    assert model.unit("!!! ???") is not None  # punctuation are tokens too
+    assert model.encode("\x00\x01") is None
+
+
+def test_meaning_finds_what_shares_no_word(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
+        mem.remember("Bob had a lil car accident on Monday")
+        mem.remember("We went hiking in the alps last summer")
+        mem.remember_episode(SMARTWATCH, speaker="Ann", session="s1", at=MAY)
+        [hit] = mem.recall("which gadget did Ann buy")
+        assert hit.content == "I just purchased a new smartwatch"
+        assert set(hit.ranks) == {"semantic"}
+        top = mem.recall("anything about vehicles?")[0]
+        assert top.content == "Bob had a lil car accident on Monday"
+        assert mem.recall("quantum chromodynamics") == [], "silent only when nothing relates"
+
+
+def test_meaning_decides_between_an_entitys_facts(memory_target: MemoryTarget) -> None:
+    # The matrix's paraphrase tier in miniature: the question's words are in none of Noor's
+    # facts and her name is in all of them, so the words rank her facts by length alone and
+    # meaning decides. (The model misses some; the matrix measures the tier on fresh data.)
+    with memory_target.open() as mem:
+        for text in (
+            "Noor Dubois lives in Porto.",
+            "Noor Dubois works at Northwind Bank.",
+            "Noor Dubois has a pet tortoise.",
+            "Noor Dubois speaks Finnish with family.",
+            "Noor Dubois drinks chai every morning.",
+        ):
+            mem.remember(text)
+        for question, answer in (
+            ("Which beverage should I bring Noor Dubois for breakfast?", "drinks chai"),
+            ("In what tongue does Noor Dubois talk to relatives?", "speaks Finnish"),
+            ("Which animal shares a home with Noor Dubois?", "pet tortoise"),
+        ):
+            top = mem.recall(question)[0]
+            assert answer in top.content, question
+            assert top.ranks["semantic"] == 1
+
+
+def test_weight_zero_turns_the_channel_off(memory_target: MemoryTarget) -> None:
+    with memory_target.open(weights={"semantic": 0}) as mem:
+        mem.remember_episode(SMARTWATCH, speaker="Ann", session="s1", at=MAY)
+        assert mem.recall("which gadget did Ann buy") == []
+        assert all("semantic" not in r.ranks for r in mem.recall("smartwatch"))
+
+
+def _vectors(target: MemoryTarget, sql: str = "SELECT count(*) FROM chronomem_vectors") -> Any:
+    if target.schema is None:
+        with sqlite3.connect(target.path) as conn:
+            return conn.execute(sql).fetchone()[0]
+    with psycopg.connect(target.path, autocommit=True) as conn:
+        conn.execute(f'SET search_path TO "{target.schema}"')
+        row = conn.execute(sql).fetchone()
+        assert row is not None
+        return row[0]
+
+
+def _remember_then_fail(mem: ChronoMem) -> None:
+    with mem.batch():
+        mem.remember("This write is rolled back")
+        raise RuntimeError("abandon the batch")
+
+
+def test_a_vector_is_written_with_its_item_or_not_at_all(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
+        mem.remember("Ardian lives in Kemang")
+        mem.remember_episode("See you at noon", speaker="Ann", session="s1", at=MAY)
+        with pytest.raises(RuntimeError, match="abandon"):
+            _remember_then_fail(mem)
+    assert _vectors(memory_target) == 2
+    sql = """SELECT count(*) FROM chronomem_facts f
+             WHERE NOT EXISTS (SELECT 1 FROM chronomem_vectors v WHERE v.item = f.rowid)"""
+    assert _vectors(memory_target, sql) == 0
+
+
+def test_an_older_memory_gets_its_vectors_on_open(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
+        mem.remember_episode(SMARTWATCH, speaker="Ann", session="s1", at=MAY)
+        mem.remember("Bob had a lil car accident on Monday")
+    before = 5 if memory_target.schema is None else 3  # the versions without vectors
+    if memory_target.schema is None:
+        with sqlite3.connect(memory_target.path) as conn:
+            conn.execute("DROP TABLE chronomem_vectors")
+            conn.execute(f"UPDATE chronomem_schema SET version = {before}")
+    else:
+        with psycopg.connect(memory_target.path, autocommit=True) as pg:
+            pg.execute(f'SET search_path TO "{memory_target.schema}"')
+            pg.execute("DROP TABLE chronomem_vectors")
+            pg.execute(f"UPDATE chronomem_schema SET version = {before}")
+    with memory_target.open() as mem:
+        assert _vectors(memory_target) == 2
+        assert mem.recall("which gadget did Ann buy")[0].content.endswith("smartwatch")
+
+
+def test_without_the_channel_memory_works_as_before(
+    memory_target: MemoryTarget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As on an install without numpy or the model files: nothing embedded, no semantic rank,
+    # every other channel unchanged.
+    monkeypatch.setattr(semantic_model, "_model", None)
+    monkeypatch.setattr(semantic_model, "model_available", lambda: False)
+    with memory_target.open() as mem:
+        mem.remember("My daughter is allergic to peanuts")
+        mem.remember_episode(SMARTWATCH, speaker="Ann", session="s1", at=MAY)
+        [hit] = mem.recall("what allergies does the family have?")
+        assert hit.content == "My daughter is allergic to peanuts"
+        assert set(hit.ranks) == {"bm25"}
+        assert mem.recall("which gadget did Ann buy") == []
+    assert _vectors(memory_target) == 0
+
+
+def test_model_files_missing_means_channel_off(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    monkeypatch.setattr(semantic_model, "MODEL_DIR", tmp_path)
+    semantic_model.model_available.cache_clear()
+    try:
+        assert semantic_model.model_available() is False
+    finally:
+        monkeypatch.undo()
+        semantic_model.model_available.cache_clear()
+    assert semantic_model.model_available() is True
+
+
+def test_the_model_ships_in_the_package() -> None:
+    sizes = {p.name: p.stat().st_size for p in semantic_model.MODEL_DIR.iterdir()}
+    assert set(sizes) >= {"vocab.txt", "tokens.npy", "scales.npy"}
+    assert sum(sizes.values()) < 10_000_000, "the default install stays small"
+
+
+def test_recall_stays_bounded_on_a_memory_of_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The channel ranks only what the indexed channels pooled: a memory of many unrelated
+    # items reads no more vectors for a question than one of a few.
+    import chronomem.recall.semantic.channel as channel
+    from chronomem.recall.semantic.vectors import read_vectors
+
+    read: list[int] = []
+
+    def counting(conn: Any, rowids: Any) -> Any:
+        read.append(len(rowids))
+        return read_vectors(conn, rowids)
+
+    monkeypatch.setattr(channel, "read_vectors", counting)
+
+    def vectors_read(extra: int) -> int:
+        read.clear()
+        with ChronoMem(":memory:") as mem:
+            with mem.batch():
+                for i in range(extra):
+                    mem.remember(f"Filler fact number {i} about topic {i % 50}")
+                mem.remember("Bob had a lil car accident on Monday")
+            assert mem.recall("car incident")[0].content.startswith("Bob had")
+        return sum(read)
+
+    small, large = vectors_read(20), vectors_read(2000)
+    assert 0 < large <= small + 100
