@@ -48,6 +48,13 @@ def _host_name(value: str) -> str:
     return value.rpartition(":")[0].lower() if value.count(":") == 1 else value.lower()
 
 
+def _local(path: str) -> str:
+    """``path`` as a path on this server, never another site: a browser reads ``//evil.example``
+    (and ``/\\evil.example``) in a Location header as a link to that host, so leading slashes
+    and backslashes collapse to one slash."""
+    return "/" + path.lstrip("/\\")
+
+
 class Guard:
     """Host check, token check, read-only methods and security headers around ``app``."""
 
@@ -96,7 +103,7 @@ class Guard:
         given = [v for k, v in query if k == "token"]
         if given and self._matches(given[-1]):
             rest = urlencode([(k, v) for k, v in query if k != "token"])
-            redirect = RedirectResponse(scope["path"] + (f"?{rest}" if rest else ""), 303)
+            redirect = RedirectResponse(_local(scope["path"]) + (f"?{rest}" if rest else ""), 303)
             redirect.set_cookie(COOKIE, given[-1], httponly=True, samesite="strict")
             return redirect
         return JSONResponse(
