@@ -158,16 +158,21 @@ def raw_stdio(
     db: Path,
     messages: Sequence[Mapping[str, Any] | bytes],
     *,
-    answers: set[int | None],
+    answers: set[int | str | None],
     timeout: float = 30,
-) -> tuple[dict[int | None, dict[str, Any]], str]:
+    every: list[dict[str, Any]] | None = None,
+    at_least: int = 0,
+) -> tuple[dict[int | str | None, dict[str, Any]], str]:
     """Speak raw JSON-RPC lines to a server process, as a careless client would.
 
     Sends every message (a dict is sent as ``json.dumps`` writes it, bytes as they are),
-    keeps stdin open until each id in ``answers`` has a reply or ``timeout`` passes (a server
-    that never answers fails here, never hangs the suite), then closes stdin and waits for
-    the process. Returns the replies by id (``None`` for replies without one) and stderr.
+    keeps stdin open until each id in ``answers`` has a reply and ``at_least`` replies came
+    or ``timeout`` passes (a server that never answers fails here, never hangs the suite),
+    then closes stdin and waits for the process. Returns the replies by id (``None`` for
+    replies without one) and stderr; ``every`` collects all replies in order (several may
+    have no id).
     """
+    every = [] if every is None else every
     wire = [m if isinstance(m, bytes) else json.dumps(m).encode() for m in messages]
     with (
         (db.parent / f"{db.name}.raw.stderr").open("w+") as log,
@@ -181,7 +186,7 @@ def raw_stdio(
     ):
         assert proc.stdin is not None
         assert proc.stdout is not None
-        replies: dict[int | None, dict[str, Any]] = {}
+        replies: dict[int | str | None, dict[str, Any]] = {}
         try:
             proc.stdin.write(b"".join(line + b"\n" for line in wire))
             proc.stdin.flush()
@@ -189,9 +194,9 @@ def raw_stdio(
             pending = b""  # read the pipe itself: a buffered readline could hide a reply
             with selectors.DefaultSelector() as sel:
                 sel.register(proc.stdout, selectors.EVENT_READ)
-                while not answers <= replies.keys():
+                while not answers <= replies.keys() or len(every) < at_least:
                     left = deadline - time.monotonic()
-                    assert left > 0, f"no reply to {answers - replies.keys()}"
+                    assert left > 0, f"no reply to {answers - replies.keys()}, {len(every)} in all"
                     if not sel.select(left):
                         continue
                     chunk = os.read(proc.stdout.fileno(), 1 << 16)
@@ -199,6 +204,7 @@ def raw_stdio(
                     *lines, pending = (pending + chunk).split(b"\n")
                     for reply in map(json.loads, filter(None, lines)):
                         replies[reply.get("id")] = reply
+                        every.append(reply)
             proc.stdin.close()
             assert proc.wait(timeout=timeout) == 0
         finally:

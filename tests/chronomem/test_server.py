@@ -9,6 +9,7 @@ import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -340,6 +341,42 @@ def test_every_request_is_answered_even_one_the_sdk_cannot_read(tmp_path: Path) 
     assert replies[5]["result"]["isError"] is False
     assert "ignored an unreadable notification" in log  # logged, as it has no id to answer
     assert "answered an unreadable request" in log
+
+
+def test_a_request_with_an_unusable_id_or_version_is_answered_not_ignored(
+    tmp_path: Path,
+) -> None:
+    # The SDK reads a request whose id is not an integer or a string as a notification and
+    # never answers it; a request of another JSON-RPC version was answered with id null.
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw"}}
+    bad_ids: list[object] = [{"a": 1}, [1], 1.5, None, True, False]
+    messages: list[dict[str, object] | bytes] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *({"jsonrpc": "2.0", "id": bad, "method": "ping"} for bad in bad_ids),
+        {"jsonrpc": "1.0", "id": 7},
+        {"jsonrpc": "1.0", "id": "eight", "method": "ping"},
+        {"jsonrpc": "2.0", "id": 9, "method": "ping"},
+    ]
+    every: list[dict[str, Any]] = []
+    replies, log = raw_stdio(
+        tmp_path / "m.db",
+        messages,
+        answers={1, 7, "eight", 9},
+        every=every,
+        at_least=10,
+    )
+    assert len(every) == 10  # one answer per request line, none per notification
+    nameless = [r for r in every if r["id"] is None]
+    assert len(nameless) == len(bad_ids)
+    for reply in nameless:
+        assert reply["error"]["code"] == -32600
+        assert "id must be an integer or a string" in reply["error"]["message"]
+    for answered in (7, "eight"):
+        assert replies[answered]["error"]["code"] == -32600
+        assert 'jsonrpc must be "2.0"' in replies[answered]["error"]["message"]
+    assert replies[9]["result"] == {}  # and it serves on
+    assert "answered an invalid request" in log
 
 
 def test_text_is_checked_by_the_library_rules_in_process(db: Target) -> None:

@@ -6,17 +6,31 @@ only logs it at debug level. The client never hears back and waits forever. Here
 failure is caught between the transport and the server: the line is read again with
 Python's lenient reader to find the request's id, and the request gets a JSON-RPC error that
 says why. Notifications (no id) and lines with no recoverable id are logged as warnings.
+
+Some lines the SDK reads without complaint yet never answers: a request whose ``id`` is an
+object, an array, a fraction, ``null`` or a boolean validates as a *notification* (the SDK
+ignores the id it cannot use), so the client waits forever. Every line is therefore screened
+before the SDK reads it (:class:`_Screened`): a line with an ``id`` member that is not an
+integer or a string, or with an ``id`` and a ``jsonrpc`` other than ``"2.0"``, is answered
+with "invalid request" (its own id when that id is usable, ``null`` otherwise, as JSON-RPC
+says) and not passed on. The SDK's streamable HTTP transport refuses the same lines with the
+same code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import io
 import json
 import logging
+import os
+from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared._stream_protocols import ReadStream, WriteStream
@@ -40,9 +54,118 @@ async def serve_stdio(server: MCPServer[Any]) -> None:
     # The SDK offers no public way to run an MCPServer on streams of one's own; its own
     # in-process client reaches for the same attribute.
     lowlevel = server._lowlevel_server
-    async with stdio_server() as (read_stream, write_stream):
-        guarded = _AnswerUnreadable(read_stream, write_stream)
-        await lowlevel.run(guarded, write_stream, lowlevel.create_initialization_options())
+    refused, refusals = anyio.create_memory_object_stream[SessionMessage](16)
+    with _claimed_stdin() as wire:
+        lines = _Screened(anyio.wrap_file(wire), refused)
+        # The SDK reads its stdin with ``async for line in stdin`` only.
+        stdin = cast("anyio.AsyncFile[str]", lines)
+        async with (
+            stdio_server(stdin=stdin) as (read_stream, write_stream),
+            anyio.create_task_group() as tasks,
+        ):
+            tasks.start_soon(_forward, refusals, write_stream)
+            guarded = _AnswerUnreadable(read_stream, write_stream)
+            await lowlevel.run(guarded, write_stream, lowlevel.create_initialization_options())
+            # The last answers go out when stdin ends (the screen then closes its stream);
+            # a screen never finished (its reader cancelled) must not hold up the exit.
+            tasks.cancel_scope.deadline = anyio.current_time() + 2
+
+
+class _Wire(io.TextIOWrapper):
+    """Text over the client's descriptor whose close never closes that descriptor: a worker
+    thread may still block reading it after the server stops (the SDK's own rule)."""
+
+    def close(self) -> None:
+        with contextlib.suppress(ValueError):
+            self.detach()
+
+
+@contextlib.contextmanager
+def _claimed_stdin() -> Iterator[io.TextIOWrapper]:
+    """The client's lines, read from a private copy of fd 0, while fd 0 itself points at the
+    null device (as the SDK arranges when it opens stdin itself): nothing else in the process,
+    a child or a library, can read a line meant for the server. fd 0 is restored on exit."""
+    private = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+    try:
+        raw = os.fdopen(private, "rb", closefd=False)
+        yield _Wire(raw, encoding="utf-8", errors="replace")
+    finally:
+        os.dup2(private, 0)
+
+
+async def _forward(
+    refusals: MemoryObjectReceiveStream[SessionMessage], replies: WriteStream[SessionMessage]
+) -> None:
+    """Send the screen's answers on the server's own reply stream, until it closes."""
+    async with refusals:
+        async for reply in refusals:
+            try:
+                await replies.send(reply)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return
+
+
+class _Screened:
+    """The client's lines, as the SDK reads them, less those it would take for a notification
+    or answer with a null id: those are answered here (see the module's docstring)."""
+
+    def __init__(
+        self, lines: anyio.AsyncFile[str], refused: MemoryObjectSendStream[SessionMessage]
+    ) -> None:
+        self._lines = lines
+        self._refused = refused
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async with self._refused:
+            async for line in self._lines:
+                refusal = _refusal(line)
+                if refusal is None:
+                    yield line
+                    continue
+                logger.warning("answered an invalid request (id %r): %s", refusal.id, refusal)
+                await self._refused.send(SessionMessage(refusal))
+
+
+def _refusal(line: str) -> JSONRPCError | None:
+    """The error answering ``line``, when the SDK would read it but never answer it right."""
+    if '"id"' not in line:  # no id, nothing to answer (the common notification)
+        return None
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return None  # the SDK fails on it too, and _AnswerUnreadable answers
+    if not isinstance(message, dict) or "id" not in message:
+        return None
+    request_id = message["id"]
+    usable = isinstance(request_id, str) or (
+        isinstance(request_id, int) and not isinstance(request_id, bool)
+    )
+    if usable and message.get("jsonrpc") == "2.0":
+        return None
+    if usable:
+        why = f'jsonrpc must be "2.0", got {json.dumps(message.get("jsonrpc"))[:40]}'
+    else:
+        why = f"id must be an integer or a string, got {_json_kind(request_id)}"
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=request_id if usable else None,
+        error=ErrorData(code=INVALID_REQUEST, message=f"invalid request: {why}"),
+    )
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return "a number with a fraction part"
+    return "an object" if isinstance(value, dict) else "an array"
 
 
 class _AnswerUnreadable:
