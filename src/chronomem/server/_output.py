@@ -13,7 +13,7 @@ from typing import Any
 from mcp.types import CallToolResult, TextContent
 
 # pydantic reads stdlib TypedDicts only from Python 3.12; the SDK depends on typing_extensions.
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from chronica import Actum
 from chronomem import Episode, Fact
@@ -163,9 +163,10 @@ class ActumOut(TypedDict):
 
 
 class ActaOut(TypedDict):
-    """A context window: acta oldest first."""
+    """A context window: acta oldest first; ``note`` says when older acta were left out."""
 
     acta: list[ActumOut]
+    note: NotRequired[str]
 
 
 def _iso(value: datetime | None) -> str | None:

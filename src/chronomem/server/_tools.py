@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
@@ -23,6 +22,7 @@ from chronomem import ChronoMemError
 from chronomem._doors.text import count, recall_summary
 from chronomem._validate import check_text
 
+from ._acta import DEFAULT_LAST_N, fetch_size, window
 from ._output import (
     ActaOut,
     ActumOut,
@@ -41,6 +41,7 @@ from ._output import (
     result,
 )
 from ._state import State
+from ._times import Time
 
 __all__ = ["MAX_COUNT", "TOOLS", "State"]
 
@@ -82,7 +83,7 @@ async def chronomem_remember(
     entities: list[str] | None = None,
     trust: float = 0.8,
     confidence: float = 1.0,
-    valid_from: datetime | None = None,
+    valid_from: Time | None = None,
     source: str | None = None,
 ) -> RememberOut:
     """Store a new durable fact about the user, a project or the world.
@@ -112,8 +113,8 @@ async def chronomem_recall(
     query: str,
     token_budget: Annotated[int, Field(ge=0, le=MAX_COUNT)] | None = None,
     limit: Annotated[int, Field(ge=1, le=MAX_COUNT)] | None = 10,
-    as_of: datetime | None = None,
-    known_at: datetime | None = None,
+    as_of: Time | None = None,
+    known_at: Time | None = None,
     category: str | None = None,
     active_only: bool = True,
     kinds: list[Literal["fact", "episode"]] | None = None,
@@ -150,7 +151,7 @@ async def chronomem_remember_episode(
     content: str,
     speaker: str,
     session: str,
-    at: datetime | None = None,
+    at: Time | None = None,
 ) -> EpisodeOut:
     """Record one turn of a conversation: what was said, by whom, in which session.
 
@@ -186,7 +187,7 @@ async def chronomem_supersede(
     entities: list[str] | None = None,
     trust: float = 0.8,
     confidence: float = 1.0,
-    valid_from: datetime | None = None,
+    valid_from: Time | None = None,
     source: str | None = None,
 ) -> SupersedeOut:
     """Replace a fact that changed: the old one stops being valid, the new one starts.
@@ -293,7 +294,7 @@ async def chronica_record_actum(
 async def chronica_get_acta(
     ctx: Context[State, Any],
     chronicum_id: str,
-    last_n: Annotated[int, Field(le=MAX_COUNT)] = 0,
+    last_n: Annotated[int, Field(ge=0, le=MAX_COUNT)] = DEFAULT_LAST_N,
     kinds: list[ActumKind] | None = None,
     actor_kinds: list[ActorKind] | None = None,
 ) -> ActaOut:
@@ -301,15 +302,24 @@ async def chronica_get_acta(
 
     Use it to catch up on what the human and other agents said and did. kinds and
     actor_kinds choose which acta count (omit for all); last_n then keeps the most
-    recent ones (0 = all).
+    recent ones (default 50; 0 = as many as one reply holds). A reply holds at most 1,000
+    acta and about 2 MB; when the window is larger, the newest are kept and note says so.
     """
     with _readable_errors():
         acta = await _state(ctx).read(
             lambda s: s.chronicarius.get_acta(
-                s.owner, chronicum_id, last_n=last_n, actum_kinds=kinds, actor_kinds=actor_kinds
+                s.owner,
+                chronicum_id,
+                last_n=fetch_size(last_n),
+                actum_kinds=kinds,
+                actor_kinds=actor_kinds,
             )
         )
-    return ActaOut(acta=[actum_out(a) for a in acta])
+    kept, note = window(acta, last_n)
+    out = ActaOut(acta=[actum_out(a) for a in kept])
+    if note is not None:
+        out["note"] = note
+    return out
 
 
 TOOLS = (
