@@ -49,7 +49,10 @@ def _token_vectors(model: Any, ids: list[int]) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dim", type=int, default=DIM, help=f"dimensions kept (default {DIM})")
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write the model")
+    args = parser.parse_args(argv)
     import numpy as np
 
     # The bench extra's packages, imported by name: CI's type check runs without them.
@@ -63,15 +66,16 @@ def main(argv: list[str] | None = None) -> int:
     raw = _token_vectors(model, list(range(len(vocab))))
     centred = raw - raw.mean(axis=0)
     _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    table = (centred @ vt[:DIM].T) * np.log(2 + np.arange(len(vocab)))[:, None]
+    table = (centred @ vt[: args.dim].T) * np.log(2 + np.arange(len(vocab)))[:, None]
     scales = np.abs(table).max(axis=1) / 127.0
     scales[scales == 0] = 1.0
     quantised = np.round(table / scales[:, None]).astype(np.int8)
-    OUT.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source / "vocab.txt", OUT / "vocab.txt")
-    np.save(OUT / "tokens.npy", quantised)
-    np.save(OUT / "scales.npy", scales.astype(np.float32))
-    print(f"wrote {OUT}: {len(vocab)} tokens x {DIM} dims", file=sys.stderr)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source / "vocab.txt", out / "vocab.txt")
+    np.save(out / "tokens.npy", quantised)
+    np.save(out / "scales.npy", scales.astype(np.float32))
+    print(f"wrote {out}: {len(vocab)} tokens x {args.dim} dims", file=sys.stderr)
     return 0
 
 

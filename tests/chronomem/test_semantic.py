@@ -144,23 +144,26 @@ def test_a_vector_is_written_with_its_item_or_not_at_all(memory_target: MemoryTa
     assert _vectors(memory_target, sql) == 0
 
 
-def test_an_older_memory_gets_its_vectors_on_open(memory_target: MemoryTarget) -> None:
+def test_the_migration_step_gives_older_items_their_vectors(memory_target: MemoryTarget) -> None:
+    # Items written before the channel have no vector; the step that added the table runs
+    # ``backfill`` in the migrating transaction. Here: the same call, on items stripped of
+    # their vectors, in the memory's own write transaction (later steps may not re-run).
+    from chronomem.recall.semantic.vectors import BACKFILL_BATCH, backfill
+
     with memory_target.open() as mem:
         mem.remember_episode(SMARTWATCH, speaker="Ann", session="s1", at=MAY)
+        with mem.batch():
+            for i in range(BACKFILL_BATCH + 5):  # more than one batch
+                mem.remember(f"Filler fact number {i}")
         mem.remember("Bob had a lil car accident on Monday")
-    before = 5 if memory_target.schema is None else 3  # the versions without vectors
-    if memory_target.schema is None:
-        with sqlite3.connect(memory_target.path) as conn:
-            conn.execute("DROP TABLE chronomem_vectors")
-            conn.execute(f"UPDATE chronomem_schema SET version = {before}")
-    else:
-        with psycopg.connect(memory_target.path, autocommit=True) as pg:
-            pg.execute(f'SET search_path TO "{memory_target.schema}"')
-            pg.execute("DROP TABLE chronomem_vectors")
-            pg.execute(f"UPDATE chronomem_schema SET version = {before}")
-    with memory_target.open() as mem:
-        assert _vectors(memory_target) == 2
-        assert mem.recall("which gadget did Ann buy")[0].content.endswith("smartwatch")
+        with mem._db.write() as conn:
+            conn.execute("DELETE FROM chronomem_vectors")
+        assert mem.recall("which gadget did Ann buy") == []
+        with mem._db.write() as conn:
+            assert backfill(conn) == BACKFILL_BATCH + 7
+            assert backfill(conn) == 0, "a second run finds nothing to do"
+        assert mem.recall("which gadget did Ann buy")[0].content == SMARTWATCH
+    assert _vectors(memory_target) == BACKFILL_BATCH + 7
 
 
 def test_without_the_channel_memory_works_as_before(
