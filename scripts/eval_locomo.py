@@ -56,13 +56,20 @@ from scripts.locomo import (  # noqa: E402
 )
 
 FULL = LexicalParams()
-EPISODE_ABLATIONS: dict[str, LexicalParams] = {
-    "chronomem": FULL,
-    "without the previous turns as context": dataclasses.replace(FULL, context=(0.0, 0.0)),
-    "without the speaker field": dataclasses.replace(FULL, speaker=0.0),
-    "without time words for 'when'": dataclasses.replace(FULL, time_words=0.0),
-    "without the date prior": dataclasses.replace(FULL, date=0.0),
-    "with FTS5's BM25 shape (k1 1.2, b 0.75)": dataclasses.replace(FULL, k1=1.2, b=0.75),
+EPISODE_ABLATIONS: dict[str, tuple[LexicalParams, Mapping[str, float]]] = {
+    "chronomem": (FULL, DEFAULT_WEIGHTS),
+    "without the previous turns as context": (
+        dataclasses.replace(FULL, context=(0.0, 0.0)),
+        DEFAULT_WEIGHTS,
+    ),
+    "without the speaker field": (dataclasses.replace(FULL, speaker=0.0), DEFAULT_WEIGHTS),
+    "without time words for 'when'": (dataclasses.replace(FULL, time_words=0.0), DEFAULT_WEIGHTS),
+    "without the date prior": (dataclasses.replace(FULL, date=0.0), DEFAULT_WEIGHTS),
+    "with FTS5's BM25 shape (k1 1.2, b 0.75)": (
+        dataclasses.replace(FULL, k1=1.2, b=0.75),
+        DEFAULT_WEIGHTS,
+    ),
+    "without the semantic channel": (FULL, {**DEFAULT_WEIGHTS, "semantic": 0.0}),
 }
 
 
@@ -120,8 +127,10 @@ def _run_path(
     return results
 
 
-def _set_params(mem: ChronoMem, params: LexicalParams) -> None:
+def _set_params(mem: ChronoMem, config: tuple[LexicalParams, Mapping[str, float]]) -> None:
+    params, weights = config
     mem._lexical = params
+    mem.weights = dict(weights)
 
 
 def _set_weights(mem: ChronoMem, weights: dict[str, float]) -> None:
