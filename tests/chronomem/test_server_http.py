@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import contextlib
+import socket
 import sqlite3
+import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
+import pytest
+import uvicorn
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from .mcp_client import call, http_server, run
+from chronomem import ChronoMem
+from chronomem._doors.http import REQUEST_READ_SECONDS, TimedH11Protocol
+from chronomem.server import main as server_main
+from chronomem.ui import main as ui_main
+
+from .mcp_client import call, free_port, http_server, run
 
 
 def test_loopback_http_round_trip_with_bearer_token_and_host_checks(tmp_path: Path) -> None:
@@ -143,3 +153,108 @@ def test_idle_sessions_are_closed(tmp_path: Path) -> None:
     args = ("--max-sessions", "5", "--session-idle", "2")
     with http_server(tmp_path, args=args) as url:
         run(lambda: go(url))
+
+
+class _Quick(TimedH11Protocol):
+    read_timeout = 0.5
+
+
+async def _echo(scope: Any, receive: Any, send: Any) -> None:
+    """Read the whole body, answer its length, and (for /stream) keep streaming a while."""
+    if scope["type"] != "http":
+        return
+    size, more = 0, True
+    while more:
+        message = await receive()
+        size += len(message.get("body", b""))
+        more = message.get("more_body", False)
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    if scope["path"] == "/stream":  # a response that outlives the read deadline
+        for _ in range(4):
+            await send({"type": "http.response.body", "body": b"tick ", "more_body": True})
+            await anyio.sleep(0.4)
+    await send({"type": "http.response.body", "body": str(size).encode()})
+
+
+@contextlib.contextmanager
+def _timed_server() -> Iterator[int]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port: int = sock.getsockname()[1]
+    settings = uvicorn.Config(_echo, log_level="error", http=_Quick, lifespan="off")
+    running = uvicorn.Server(settings)
+    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not running.started:
+            assert time.monotonic() < deadline, "did not start"
+            assert thread.is_alive(), "stopped"
+            time.sleep(0.01)
+        yield port
+    finally:
+        running.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def _closed_within(conn: socket.socket, seconds: float) -> bool:
+    """Whether the server closes ``conn`` (EOF or reset) within ``seconds``."""
+    conn.settimeout(seconds)
+    try:
+        while conn.recv(4096):
+            pass
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+    return True
+
+
+def test_a_request_that_never_finishes_arriving_is_closed() -> None:
+    with _timed_server() as port:
+        silent = socket.create_connection(("127.0.0.1", port))
+        headers = socket.create_connection(("127.0.0.1", port))
+        headers.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # never the blank line
+        body = socket.create_connection(("127.0.0.1", port))
+        body.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n" + b"a" * 10)
+        for conn in (silent, headers, body):
+            with conn:
+                assert _closed_within(conn, 5)
+        # A client that keeps trickling is closed too: the deadline is the request's, not a
+        # pause's.
+        with socket.create_connection(("127.0.0.1", port)) as drip:
+            started = time.monotonic()
+            with contextlib.suppress(OSError):
+                for char in b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 200:
+                    drip.sendall(bytes([char]))
+                    time.sleep(0.05)
+            assert _closed_within(drip, 5)
+            assert time.monotonic() - started < 5
+        # A whole request is answered, and a long response is never cut by the deadline; a
+        # kept-alive connection gets a fresh deadline for its next request.
+        with httpx2.Client(base_url=f"http://127.0.0.1:{port}") as client:
+            assert client.post("/", content=b"x" * 5000).text == "5000"
+            assert client.get("/stream").text == "tick " * 4 + "0"
+            time.sleep(0.3)
+            assert client.post("/", content=b"y" * 7).text == "7"
+
+
+def test_both_http_doors_serve_with_the_request_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    used: list[type] = []
+
+    def capture(self: uvicorn.Server, *args: Any, **kwargs: Any) -> None:
+        used.append(self.config.http)  # type: ignore[arg-type]  # a protocol class here
+
+    monkeypatch.setattr(uvicorn.Server, "run", capture)
+    db = tmp_path / "m.db"
+    ChronoMem(db).close()
+    token = "Zq8-rT3vYp0LmN4xWb7Kc2Jd9Hs6Fg1Qa5Ue"
+    monkeypatch.setenv("CHRONOMEM_TOKEN", token)
+    port = str(free_port())
+    assert server_main(["--db", str(db), "--http", f"127.0.0.1:{port}"]) == 0
+    assert ui_main(["--db", str(db), "--http", f"127.0.0.1:{port}"]) == 0
+    assert used == [TimedH11Protocol, TimedH11Protocol]
+    assert REQUEST_READ_SECONDS <= 60

@@ -14,12 +14,14 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import uvicorn
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
 
+from chronomem._doors.http import uvicorn_config
 from chronomem._doors.settings import shown
 
 from ._config import ServerConfig
@@ -156,12 +158,15 @@ def serve(config: ServerConfig) -> None:
             file=sys.stderr,
             flush=True,
         )
-    server.run(
-        "streamable-http",
+    app = server.streamable_http_app(
         host=host,
-        port=port,
         transport_security=_transport_security(host, config.allowed_hosts),
         # Abandoned sessions must not pile up: bounded in number, and closed when idle.
         max_sessions=config.max_sessions,
         session_idle_timeout=config.session_idle,
     )
+    # As the SDK's own run() does, but with a deadline for reading each request (a client
+    # trickling its headers or body must not hold a connection forever).
+    uvicorn.Server(
+        uvicorn_config(app, host=host, port=port, log_level=config.log_level.lower())
+    ).run()

@@ -41,6 +41,8 @@ def serve(config: UiConfig, *, prog: str = "chronomem ui") -> int:
     """Serve the inspector until interrupted; 1 if the database cannot be opened."""
     import uvicorn
 
+    from chronomem._doors.http import uvicorn_config
+
     try:
         # Opened here, not in the app's lifespan: a server that is down or a DSN that is
         # wrong is one readable line, not a startup traceback.
@@ -57,7 +59,7 @@ def serve(config: UiConfig, *, prog: str = "chronomem ui") -> int:
     if sources.note:
         print(f"chronomem ui: {sources.note}", file=sys.stderr, flush=True)
     try:
-        uvicorn.run(
+        settings = uvicorn_config(
             build_app(config, sources=sources),
             host=config.host,
             port=config.port,
@@ -66,6 +68,7 @@ def serve(config: UiConfig, *, prog: str = "chronomem ui") -> int:
             proxy_headers=False,
             server_header=False,
         )
+        uvicorn.Server(settings).run()
     finally:
         sources.close()
     return 0
