@@ -141,7 +141,12 @@ def check_kinds(value: object, allowed: tuple[str, ...]) -> tuple[str, ...]:
         raise InvalidArgumentError(
             "kinds", f"must be a tuple drawn from {allowed}, e.g. ('episode',)"
         )
-    kinds = tuple(dict.fromkeys(value))
+    picked = tuple(value)
+    if not all(isinstance(k, str) for k in picked):  # a list inside cannot be a dict key
+        raise InvalidArgumentError(
+            "kinds", f"must be strings drawn from {allowed}, got {picked!r:.200}"
+        )
+    kinds = tuple(dict.fromkeys(picked))
     if not kinds or any(k not in allowed for k in kinds):
         raise InvalidArgumentError(
             "kinds", f"must be a non-empty selection of {allowed}, got {kinds!r}"

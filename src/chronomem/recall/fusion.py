@@ -94,9 +94,13 @@ def check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
             raise InvalidArgumentError("weights", f"unknown channel {name!r}; use {CHANNELS}")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise InvalidArgumentError("weights", f"{name} must be a number")
-        if math.isnan(value) or value < 0 or math.isinf(value):
+        try:
+            number = float(value)  # an int too large for a float raises OverflowError
+        except OverflowError:
+            number = math.inf
+        if math.isnan(number) or number < 0 or math.isinf(number):
             raise InvalidArgumentError("weights", f"{name} must be finite and >= 0")
-        merged[name] = float(value)
+        merged[name] = number
     return merged
 
 

@@ -18,7 +18,8 @@ def import_all(conn: Conn, owner: str, records: list[ImportedFact | ImportedEpis
         row = conn.execute("SELECT owner FROM chronomem_facts WHERE id = ?", (rec.id,)).fetchone()
         if row is not None:
             if row[0] != owner:
-                raise InvalidFactError("id", f"{rec.id!r} is already used by another owner")
+                # Not "used by another owner": that would tell a caller which ids exist.
+                raise InvalidFactError("id", f"{rec.id!r} cannot be imported")
             continue
         if isinstance(rec, ImportedEpisode):
             rec.insert(conn, owner)

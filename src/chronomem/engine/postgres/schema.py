@@ -149,6 +149,9 @@ def quoted_schema(name: object) -> str:
             "schema",
             "must be letters, digits and underscores (at most 63), not starting with a digit",
         )
+    if name.lower() == "information_schema" or name.lower().startswith("pg_"):
+        # PostgreSQL's own catalogs: a memory there would mix with (or fail among) them.
+        raise InvalidArgumentError("schema", f"{name!r} is a PostgreSQL system schema")
     return f'"{name}"'
 
 
