@@ -157,3 +157,28 @@ def test_recall_work_grows_sublinearly(tmp_path: Path) -> None:
         query = "weekly sync status update Team1"
         ratio = _vm_steps(big, query) / _vm_steps(small, query)
     assert ratio < 1.5, ratio
+
+
+def test_a_full_name_outranks_its_namesakes_after_a_supersede(memory_target: MemoryTarget) -> None:
+    # Matrix 5a's shape: a person's fact is superseded, then the person is looked up by name
+    # among namesakes ("Hugo Xu 00731" beside other Hugo Xus). The superseded fact still links
+    # the person's entity, so it is a shade less specific than its namesakes'; the full name
+    # must still reach the person's own facts, the current value among them, and no other's.
+    people = ["Hugo Xu 00731", "Hugo Xu 00039", "Hugo Xu 00314"]
+    sayings = ["lives in {}.", "works at {}.", "drinks {} every morning.", "has a pet {}.",
+               "speaks {} with family.", "uses a {} phone."]  # fmt: skip
+    values = ["Osaka", "Acme Robotics", "espresso", "ferret", "Greek", "Pixel 9"]
+    with memory_target.open() as m:
+        ids = {}
+        for i in range(60):  # others, so that a person's six facts single them out
+            m.remember(f"Person {i:03d} likes item {i}.", entities=[f"Person {i:03d}"])
+        for who in people:
+            for saying, value in zip(sayings, values, strict=True):
+                ids[who, saying] = m.remember(f"{who} {saying.format(value)}", entities=[who])
+        target = people[0]
+        new = m.supersede(
+            ids[target, sayings[2]], f"{target} drinks chai every morning.", entities=[target]
+        )
+        found = m.recall(target, limit=6)
+        assert [f.content for f in found if not f.content.startswith(target)] == []
+        assert new in {f.id for f in found}

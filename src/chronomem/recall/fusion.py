@@ -244,8 +244,12 @@ def resolve(conn: Conn, owner: str, query: str) -> dict[int, float]:
     match already covers are not looked up again.
     """
     # A plain lower-case word ("family") names an entity too rarely to be worth the noise: in
-    # conversation, sentence-initial words become entities by the dozen.
+    # conversation, sentence-initial words become entities by the dozen. The longest keys go
+    # first: "hugo xu 00731" matched exactly covers "hugo xu", which would otherwise reach
+    # every Hugo Xu (an entity whose superseded facts make it a shade less specific than its
+    # namesakes would then lose to them).
     keys = [(key, weight) for key, weight in query_keys(query) if weight >= 1.0]
+    keys.sort(key=lambda kw: -kw[0].count(" "))
     if not keys:
         return {}
     # [key, key + "!") holds the key itself and every key extending it by a word.

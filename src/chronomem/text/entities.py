@@ -9,7 +9,6 @@ and full-width forms resolve to one entity, and ``ThinkPad T14``, ``thinkpad t14
 
 from __future__ import annotations
 
-import itertools
 import re
 import unicodedata
 from functools import lru_cache
@@ -30,6 +29,7 @@ _TOKEN = re.compile(r"\w(?:[\w.\-']*\w)?")
 _MAX_ENTITIES = 32
 _MAX_NAME = 120  # longer "names" are runs of capitalised text, not entities
 _MAX_WORDS = 6
+_MAX_KEYS = 48  # a question's keys: up to 12 content words' runs and words
 
 
 @lru_cache(maxsize=8192)  # pure, and called for every name of every fact and query
@@ -135,13 +135,16 @@ def extract_entities(text: str) -> list[str]:
 def query_keys(query: str) -> list[tuple[str, float]]:
     """Keys a query may name, with how much a match counts, strongest first.
 
-    Extracted entities and content-word bigrams count fully; single words (queries are often
-    typed in lower case) count half, so "alice" alone cannot outweigh "Alice Smith".
+    Extracted entities and runs of two to four content words count fully; single words
+    (queries are often typed in lower case) count half, so "alice" alone cannot outweigh
+    "Alice Smith". A run longer than a pair names what extraction cuts short: "Hugo Xu 00731"
+    (a number ends a run of capitalised words) or "project falcon alpha" typed in lower case.
     """
     words = [entity_key(w) for w in _TOKEN.findall(query)]
     content = [w for w in words if w and w not in STOP_WORDS]
     keys = [(entity_key(e), 1.0) for e in extract_entities(query)]
-    keys += [(f"{a} {b}", 1.0) for a, b in itertools.pairwise(content)]
+    for n in (2, 3, 4):
+        keys += [(" ".join(content[i : i + n]), 1.0) for i in range(len(content) - n + 1)]
     keys += [(w, 0.5) for w in content]
     seen: set[str] = set()
     out = []
@@ -149,7 +152,7 @@ def query_keys(query: str) -> list[tuple[str, float]]:
         if key and key not in seen:
             seen.add(key)
             out.append((key, weight))
-    return out[:24]
+    return out[:_MAX_KEYS]
 
 
 def rekey_entities(conn: Conn) -> int:
