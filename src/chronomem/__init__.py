@@ -44,12 +44,14 @@ from ._errors import (
     RecordNotFoundError,
     UnknownIdError,
 )
+from ._async import AsyncChronoMem
 from ._memory import ChronoMem
 from ._model import Contradiction, Episode, Fact, FactId
 from ._sessions import Turn
 from .text.tokens import estimate_tokens
 
 __all__ = [
+    "AsyncChronoMem",
     "ChronoMem",
     "ChronoMemError",
     "Contradiction",
