@@ -35,7 +35,7 @@ from ._errors import (
 )
 from ._model import Contradiction, Episode, Fact, FactId
 from ._records import parse_record, row_to_fact, row_to_item
-from ._sessions import Turn, chronicum_turns, episodes_of
+from ._sessions import Indexed, Turn, episodes_of, index_chronicum
 from ._validate import (
     check_budget,
     check_fact,
@@ -235,19 +235,23 @@ class ChronoMem:
 
     def index_session(
         self, chronicarius: Chronicarius, chronicum_id: str, *, owner: str | None = None
-    ) -> int:
+    ) -> Indexed:
         """Make a chronica session recallable: its MESSAGE acta become episodes.
 
         Speaker is the actor, session the chronicum id, ``at`` the actum's time, and each
-        episode keeps its actum's id as ``source``. Incremental and idempotent: a second call
-        stores only acta recorded since, and concurrent calls store each actum once. Returns
-        how many episodes were added. ``owner`` is the chronica owner (default: this
-        memory's owner); another owner's session raises chronica's not-found error.
+        episode keeps its actum's id as ``source``. Incremental and idempotent: a call reads
+        only the acta recorded after the one its session's newest episode came from, and
+        concurrent calls store each actum once. Retractions are honoured: an item an OpenAI
+        Agents ``ChronicaSession`` popped or cleared is not indexed, or is forgotten when its
+        retraction is read; the markers themselves are never episodes. A turn that cannot be
+        stored as said is trimmed or skipped, never raised. Returns an :class:`Indexed`: the
+        number of episodes added, with what was skipped, trimmed and forgotten. ``owner`` is
+        the chronica owner (default: this memory's owner); another owner's session raises
+        chronica's not-found error.
         """
-        turns = chronicum_turns(chronicarius, chronicum_id, owner or self.owner)
-        episodes = episodes_of(turns)
         with self._db.write() as conn:
-            return insert_episodes(conn, self.owner, episodes, self._clock.now)[1]
+            return index_chronicum(conn, self.owner, chronicarius, chronicum_id,
+                                   owner or self.owner, self._clock.now)  # fmt: skip
 
     def _active(self, conn: Conn, fact_id: str, *, superseding: bool = False) -> table.ActiveRow:
         row = table.active_row(conn, self.owner, fact_id)

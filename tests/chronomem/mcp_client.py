@@ -126,11 +126,14 @@ def http_server(
     extra_env: Mapping[str, str] | None = None,
     args: Sequence[str] = (),
 ) -> Iterator[str]:
-    """A ``python -m chronomem.server --http`` subprocess on loopback; yields its MCP URL."""
+    """A ``python -m chronomem.server --http`` subprocess on loopback; yields its MCP URL.
+    Without ``token`` it serves with ``--no-token`` (a test of something else than auth)."""
     port = free_port()
     env = {**server_env(tmp_path / "m.db", "ardian"), "PATH": "/usr/bin:/bin", **(extra_env or {})}
     if token is not None:
         env["CHRONOMEM_TOKEN"] = token
+    else:
+        args = ["--no-token", *args]
     with (tmp_path / "http.log").open("w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "chronomem.server", "--http", f"127.0.0.1:{port}", *args],

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -23,7 +25,7 @@ from chronomem._doors.http import REQUEST_READ_SECONDS, TimedH11Protocol
 from chronomem.server import main as server_main
 from chronomem.ui import main as ui_main
 
-from .mcp_client import call, free_port, http_server, run
+from .mcp_client import call, free_port, http_server, run, server_env
 
 
 def test_loopback_http_round_trip_with_bearer_token_and_host_checks(tmp_path: Path) -> None:
@@ -258,3 +260,88 @@ def test_both_http_doors_serve_with_the_request_deadline(
     assert ui_main(["--db", str(db), "--http", f"127.0.0.1:{port}"]) == 0
     assert used == [TimedH11Protocol, TimedH11Protocol]
     assert REQUEST_READ_SECONDS <= 60
+
+
+@contextlib.contextmanager
+def _door(argv: list[str], env: dict[str, str], needle: str) -> Iterator[tuple[int, str]]:
+    """A door (``chronomem serve --http`` or ``chronomem ui``) on a free loopback port, as a
+    subprocess; yields its port and the first stderr line holding ``needle``."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chronomem.cli", *argv, "--http", f"127.0.0.1:{port}"],
+        env={**env, "PATH": "/usr/bin:/bin"},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        deadline = time.monotonic() + 30
+        line = ""
+        while needle not in line:
+            assert time.monotonic() < deadline, "the door printed nothing useful"
+            line = proc.stderr.readline()
+            assert line or proc.poll() is None, "the door exited"
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the door never listened"
+                time.sleep(0.1)
+        yield port, line
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+def test_loopback_http_wants_a_token_made_at_start(tmp_path: Path) -> None:
+    # Another account on the machine cannot read the 0600 file, but it can reach 127.0.0.1:
+    # without a token it would recall the memory through the port.
+    db = tmp_path / "m.db"
+    with ChronoMem(db, owner="ardian") as mem:
+        mem.remember("Ardian's door code is 4412")
+    env = server_env(db, "ardian")
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}
+    accept = {"Accept": "application/json, text/event-stream"}
+    with _door(["serve"], env, "Authorization: Bearer") as (port, line):
+        token = line.split("Authorization: Bearer ", 1)[1].split("'", 1)[0]
+        assert len(token) >= 32
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert httpx2.post(url, json=ping, headers=accept).status_code == 401
+        bearer = {**accept, "Authorization": f"Bearer {token}"}
+        assert httpx2.post(url, json=ping, headers=bearer).status_code == 200
+    with _door(["ui", "--db", str(db)], env, "?token=") as (port, line):
+        token = line.split("?token=", 1)[1].split()[0]
+        info = f"http://127.0.0.1:{port}/api/info"
+        assert httpx2.get(info).status_code == 401
+        assert httpx2.get(info, headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    # Open on loopback only when asked, and said so at start.
+    with _door(["serve", "--no-token"], env, "serving MCP") as (port, line):
+        assert "no token: open to every local account" in line
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert httpx2.post(url, json=ping, headers=accept).status_code == 200
+    with _door(["ui", "--db", str(db), "--no-token"], env, "chronomem ui:") as (port, line):
+        assert "?token=" not in line
+        assert httpx2.get(f"http://127.0.0.1:{port}/api/info").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("argv", "environ", "complaint"),
+    [
+        (["--http", "0.0.0.0:8765", "--no-token"], {}, "refusing --no-token"),
+        (["--http", "127.0.0.1:8765", "--no-token"], {"CHRONOMEM_TOKEN": "x" * 40}, "contradict"),
+        (["--no-token"], {}, "--no-token is for HTTP"),
+    ],
+)
+def test_no_token_is_for_loopback_http_only(
+    argv: list[str], environ: dict[str, str], complaint: str, tmp_path: Path
+) -> None:
+    from chronomem.server import ServerConfigError, config_from_args
+
+    from .mcp_client import server_args
+
+    with pytest.raises(ServerConfigError, match=complaint):
+        config_from_args(server_args(*argv), {"CHRONOMEM_DB": str(tmp_path / "m.db"), **environ})

@@ -15,6 +15,13 @@ each item as an actum of a meaningful kind (see :mod:`chronica.integrations._ope
 message naming the actum it takes back) and ``clear_session`` a clear marker; the adapter's
 reads honour both, and the chronicum keeps everything for the audit trail.
 
+**Memory.** Given ``memory=`` (chronomem's ``ChronoMem``, or anything with the methods of
+:class:`chronica.integrations.memory.SessionMemory`), every write is followed by indexing what
+is new, so each message is an episode too (speaker, session, time, ``source`` = the actum's
+id) and a popped or cleared item is forgotten. The session write comes first; indexing reads
+only what follows the last indexed actum, and a failure there is logged, never raised: the
+next write, or an explicit ``index_session``, catches up.
+
 **Retries.** Every item is recorded under an idempotency key. A retried ``add_items`` is the
 same ``ChronicaSession`` object receiving the same items (equal as JSON, in the same order)
 after a call with them raised or was cancelled: it reuses that call's keys, so what the
@@ -59,6 +66,7 @@ from ._openai_items import (
     retraction,
 )
 from ._openai_log import Log
+from .memory import SessionMemory, capture, check_memory
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
@@ -79,7 +87,8 @@ class ChronicaSession:
     ``PostgresStore`` with; a store the session opened is closed by :meth:`close`, one it
     was given belongs to the caller. ``owner`` owns the chronicum: another owner's session
     of the same ID is a different one. ``agent`` is the actor recorded for the agent's
-    items (assistant messages, tool calls and outputs, reasoning).
+    items (assistant messages, tool calls and outputs, reasoning). ``memory`` (a
+    ``chronomem.ChronoMem``) makes every message an episode of it as it is recorded.
 
     Store calls run in a worker thread, so a slow disk or network never blocks the event
     loop. Every read still asks the store what is new (so appends by other processes are
@@ -104,8 +113,10 @@ class ChronicaSession:
         store: Store | str | os.PathLike[str],
         agent: str = "openai-agents",
         session_settings: SessionSettings | None = None,
+        memory: SessionMemory | None = None,
     ) -> None:
         self.session_id = check_chronicum_id(session_id)
+        self._memory = check_memory(memory)
         self._owner = check_owner(owner)
         self._agent = _check_agent(agent)
         self.session_settings = session_settings
@@ -218,6 +229,7 @@ class ChronicaSession:
             for i, actum in enumerate(acta):
                 check(i, actum)  # raises the error that names the refused item
             raise
+        self._remember()
 
     def _pop(self) -> str | None:
         """Retract the newest live item; return its JSON text, or None if there is none."""
@@ -233,6 +245,7 @@ class ChronicaSession:
                 idempotency_key=f"{_KEY}:pop:{taken}",
             )
             if stored.metadata[MARK].get("nonce") == nonce:
+                self._remember()
                 return text
             # Another pop retracted this item first: take the next one.
 
@@ -242,6 +255,12 @@ class ChronicaSession:
         except ChronicumNotFoundError:
             return  # nothing was ever recorded: nothing to clear
         self._chronicarius.record_actum(self._owner, clear_marker(self.session_id, self._agent))
+        self._remember()
+
+    def _remember(self) -> None:
+        """After a write: the memory indexes what is new (never raises; see ``capture``)."""
+        if self._memory is not None:
+            capture(self._memory, self._chronicarius, self.session_id, self._owner)
 
     # Retries of add_items.
 

@@ -1,5 +1,5 @@
 """The target flags every door takes, declared once: ``--db``, ``--owner`` and, for a door
-served over HTTP, ``--http`` with ``--allow-host``.
+served over HTTP, ``--http`` with ``--allow-host`` and ``--no-token``.
 
 The same help in every door, and the same refusal of an empty ``--owner`` at parse time (an
 argparse usage error, exit code 2); ``CHRONOMEM_OWNER=`` is refused by
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from .access import NO_TOKEN_FLAG
 from .settings import DEFAULT_DB, DEFAULT_OWNER, check_owner
 
 __all__ = ["HttpFlag", "add_target_arguments"]
@@ -38,8 +39,9 @@ _owner.__name__ = "owner"  # named in argparse's message for any other error
 
 
 def add_target_arguments(parser: argparse.ArgumentParser, *, http: HttpFlag | None = None) -> None:
-    """Add ``--db`` and ``--owner`` to ``parser`` (and ``--http``, ``--allow-host`` if given
-    ``http``): the database and owner resolve through :mod:`~chronomem._doors.settings`."""
+    """Add ``--db`` and ``--owner`` to ``parser`` (and ``--http``, ``--allow-host``,
+    ``--no-token`` if given ``http``): the database and owner resolve through
+    :mod:`~chronomem._doors.settings`, the token through :mod:`~chronomem._doors.access`."""
     parser.add_argument(
         "--db",
         help=f"SQLite file or postgresql:// DSN (env CHRONOMEM_DB, default {DEFAULT_DB})",
@@ -56,7 +58,14 @@ def add_target_arguments(parser: argparse.ArgumentParser, *, http: HttpFlag | No
         "--http",
         metavar="HOST:PORT",
         default=http.default,
-        help=f"{http.purpose} ({default}); a non-loopback HOST needs CHRONOMEM_TOKEN",
+        help=f"{http.purpose} ({default}); clients need a token: CHRONOMEM_TOKEN, or the "
+        "one printed at start; a non-loopback HOST needs CHRONOMEM_TOKEN",
+    )
+    parser.add_argument(
+        NO_TOKEN_FLAG,
+        action="store_true",
+        help="serve without a token, on loopback only: every account on this machine can "
+        "then read this memory through the port",
     )
     parser.add_argument(
         "--allow-host",

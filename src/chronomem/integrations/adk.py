@@ -17,6 +17,7 @@ memory you pass: one user's search never sees another's memories.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 
@@ -38,6 +39,10 @@ from chronomem import (
 )
 
 __all__ = ["ChronoMemMemoryService"]
+
+log = logging.getLogger("chronomem.integrations.adk")
+MAX_SPEAKER_BYTES = 1024
+"""An episode's speaker at most (a longer ADK author is cut to it)."""
 
 MAX_QUERY_BYTES = 8192
 """A longer query (a whole pasted message) is searched by its beginning."""
@@ -84,11 +89,17 @@ class ChronoMemMemoryService(BaseMemoryService):
         session_id: str | None = None,
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
-        """Index ``events`` (a delta: any not indexed yet) under ``session_id``."""
+        """Index ``events`` (a delta: any not indexed yet) under ``session_id``.
+
+        Never refuses a session for one event: an author name too long for a speaker or
+        holding NUL is cleaned and cut, a timestamp that names no time (NaN, 1e12) leaves the
+        turn to be dated when it is indexed, a message over 64 KiB is kept by its first
+        64 KiB of text, and an event that still cannot be stored is skipped and logged.
+        """
         memory = self.memory_for(app_name, user_id)
         session = session_id or UNKNOWN_SESSION
         turns = [turn for event in events if (turn := _turn(event, session)) is not None]
-        await asyncio.to_thread(memory.remember_episodes, turns)
+        await asyncio.to_thread(_remember, memory, turns)
 
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
@@ -121,6 +132,37 @@ def _clean(text: str) -> str:
     return text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
 
 
+def _remember(memory: ChronoMem, turns: list[Turn]) -> None:
+    """All the turns in one transaction; if one is still refused, each on its own, so the
+    others are kept and the refused one is logged."""
+    try:
+        memory.remember_episodes(turns)
+        return
+    except InvalidArgumentError:
+        if len(turns) == 1:
+            log.warning("an ADK event could not be stored as an episode", exc_info=True)
+            return
+    for turn in turns:
+        _remember(memory, [turn])
+
+
+def _speaker(author: str | None) -> str:
+    name = _clean(author or "").strip()
+    name = name.encode("utf-8")[:MAX_SPEAKER_BYTES].decode("utf-8", "ignore").strip()
+    return name or "unknown"
+
+
+def _when(timestamp: object) -> datetime | None:
+    # An event's time is a float of seconds; one that names no instant (NaN, infinity, a
+    # year past 9999) leaves the turn dated when it is indexed, rather than refused.
+    if isinstance(timestamp, bool) or not isinstance(timestamp, (int, float)):
+        return None
+    try:
+        return datetime.fromtimestamp(timestamp, timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
 def _turn(event: Event, session: str) -> Turn | None:
     parts = event.content.parts if event.content and event.content.parts else []
     text = "\n".join(p.text for p in parts if p.text and not p.thought)
@@ -131,8 +173,8 @@ def _turn(event: Event, session: str) -> Turn | None:
         source=event.id,
         content=_clean(text),
         session=session,
-        speaker=event.author or "unknown",
-        at=datetime.fromtimestamp(event.timestamp, timezone.utc),
+        speaker=_speaker(event.author),
+        at=_when(event.timestamp),
         metadata={"role": role} if role else None,
     )
 

@@ -144,13 +144,21 @@ def serve(config: ServerConfig) -> None:
         anyio.run(serve_stdio, server)
         return
     host, port = config.http
-    auth = "bearer token required" if config.token else "no token (loopback only)"
+    auth = "bearer token required" if config.token else "no token: open to every local account"
     print(
         f"chronomem: serving MCP over streamable HTTP at http://{_url_host(host)}:{port}/mcp "
         f"({auth}; db {shown(config.db)}; owner {config.owner})",
         file=sys.stderr,
         flush=True,
     )
+    if config.token_generated:
+        # Shown once, here, and kept nowhere: set CHRONOMEM_TOKEN for one that stays.
+        print(
+            f"chronomem: clients send 'Authorization: Bearer {config.token}' (a token made for "
+            "this run; set CHRONOMEM_TOKEN to keep one across restarts)",
+            file=sys.stderr,
+            flush=True,
+        )
     if host in ("0.0.0.0", "::") and not config.allowed_hosts:
         print(
             "chronomem: DNS-rebinding protection accepts only loopback Host headers; "

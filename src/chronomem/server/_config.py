@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from chronomem._doors.access import token_for
+from chronomem._doors.access import HttpToken, token_for
 from chronomem._doors.arguments import HttpFlag, add_target_arguments
 from chronomem._doors.settings import SettingsError, Target, parse_http, resolve_db, resolve_owner
 
@@ -53,6 +53,8 @@ class ServerConfig:
     owner: str
     http: tuple[str, int] | None = None
     token: str | None = None
+    token_generated: bool = False
+    """Whether ``token`` was made at start (and is printed then) rather than given."""
     allowed_hosts: tuple[str, ...] = ()
     max_sessions: int = DEFAULT_MAX_SESSIONS
     session_idle: float = DEFAULT_SESSION_IDLE
@@ -105,21 +107,27 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
 
 def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> ServerConfig:
     """Build a :class:`ServerConfig`; refuse an empty owner, and an exposed HTTP bind without
-    a strong token."""
+    a strong token. HTTP without ``CHRONOMEM_TOKEN`` gets a token made now, unless
+    ``--no-token`` (loopback only) says to serve without one."""
     try:
         owner = resolve_owner(args.owner, environ)
         http = parse_http(args.http) if args.http else None
         if http is None:
-            token = environ.get("CHRONOMEM_TOKEN") or None
+            if args.no_token:
+                raise SettingsError("--no-token is for HTTP (--http HOST:PORT)")
+            token = (
+                HttpToken(environ["CHRONOMEM_TOKEN"]) if environ.get("CHRONOMEM_TOKEN") else None
+            )
         else:
-            token = token_for(http[0], environ, how=_BEARER)
+            token = token_for(http[0], environ, how=_BEARER, no_token=args.no_token)
     except SettingsError as e:
         raise ServerConfigError(str(e)) from None
     return ServerConfig(
         db=resolve_db(args.db, environ, create=True),  # the server writes
         owner=owner,
         http=http,
-        token=token,
+        token=None if token is None else token.value,
+        token_generated=token is not None and token.generated,
         allowed_hosts=tuple(args.allow_host),
         max_sessions=args.max_sessions,
         session_idle=args.session_idle,

@@ -6,10 +6,11 @@ live), **Memory** (``recall`` explained: kind, score, per-channel ranks, tokens,
 packs, ``as_of`` and ``known_at``), **Timeline** (an entity's facts as validity bars) and
 **Contradictions**.
 
-It imports the core and nothing in the core imports it. Loopback by default; any other
-address follows the MCP HTTP transport's rules (see :mod:`chronomem.ui._guard`).
+It imports the core and nothing in the core imports it. Loopback by default, with a token
+(``CHRONOMEM_TOKEN``, or one made at start: the printed URL carries it); any other address
+follows the MCP HTTP transport's rules (see :mod:`chronomem.ui._guard`).
 
-    chronomem ui --db ~/.chronomem/memory.db            # http://127.0.0.1:8766/
+    chronomem ui --db ~/.chronomem/memory.db            # http://127.0.0.1:8766/?token=...
     chronomem ui --db postgresql://me@db.lan/agents      # the same pages on PostgreSQL
 """
 

@@ -1,8 +1,9 @@
 """How ``chronomem ui`` is configured: the database, the owner, the address, the token.
 
 The rules for who may connect are every door's (:mod:`chronomem._doors.access`), shared with
-the MCP server rather than restated: loopback needs nothing, any other address needs
-``CHRONOMEM_TOKEN`` and a token strong enough not to be guessed, and the Host header is
+the MCP server rather than restated: a token always (``CHRONOMEM_TOKEN``, or one made at
+start and carried by the printed URL), unless ``--no-token`` on loopback; any other address
+needs ``CHRONOMEM_TOKEN`` and a token strong enough not to be guessed; and the Host header is
 checked either way (DNS-rebinding protection). Only the database rule differs: the inspector
 reads, so it never creates a file or a folder; a PostgreSQL DSN is taken as given (nothing is
 created there either: see :mod:`chronomem.ui._sources`).
@@ -43,6 +44,8 @@ class UiConfig:
     host: str = "127.0.0.1"
     port: int = DEFAULT_UI_PORT
     token: str | None = None
+    token_generated: bool = False
+    """Whether ``token`` was made at start (the printed URL carries it) rather than given."""
     allowed_hosts: tuple[str, ...] = ()
 
     def allowed_host_names(self) -> frozenset[str]:
@@ -69,11 +72,12 @@ def add_ui_arguments(parser: argparse.ArgumentParser) -> None:
 
 def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> UiConfig:
     """Build a :class:`UiConfig`; refuse an empty owner, an exposed bind without a strong
-    token, and a database file that does not exist (reading creates nothing)."""
+    token, and a database file that does not exist (reading creates nothing). Without
+    ``CHRONOMEM_TOKEN`` a token is made now, unless ``--no-token`` (loopback only)."""
     try:
         owner = resolve_owner(args.owner, environ)
         host, port = parse_http(args.http)
-        token = token_for(host, environ, how=_COOKIE)
+        token = token_for(host, environ, how=_COOKIE, no_token=args.no_token)
     except SettingsError as e:
         raise UiConfigError(str(e)) from None
     db = resolve_db(args.db, environ)
@@ -84,6 +88,7 @@ def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> Ui
         owner=owner,
         host=host,
         port=port,
-        token=token,
+        token=None if token is None else token.value,
+        token_generated=token is not None and token.generated,
         allowed_hosts=tuple(args.allow_host),
     )

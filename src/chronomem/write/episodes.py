@@ -28,6 +28,7 @@ from chronomem.recall.lexindex import context_of, index_document
 from chronomem.recall.semantic.vectors import store_vector
 from chronomem.text.entities import entity_key
 from chronomem.write.facts import new_fact_id
+from chronomem.write.indexing import stored_sources
 
 __all__ = ["EpisodeInput", "ImportedEpisode", "check_episode", "insert_episode", "insert_episodes"]
 
@@ -122,15 +123,11 @@ def insert_episodes(
     sessions = sorted({e.session for e in episodes})
     for session in sessions:
         conn.dialect.lock_session(conn, owner, session)
-    stored: dict[tuple[str, str], str] = {}
-    if any(e.source is not None for e in episodes):
-        among, params = conn.dialect.in_list("session", sessions)
-        rows = conn.execute(
-            f"""SELECT session, source, id FROM chronomem_facts WHERE owner = ? AND {among}
-                AND kind = 'episode' AND source IS NOT NULL""",
-            (owner, *params),
-        )
-        stored = {(session, source): eid for session, source, eid in rows}
+    # Only the batch's own sources are looked up: a session of 50,000 turns costs no more
+    # to add one turn to than a new one.
+    stored = stored_sources(
+        conn, owner, [(e.session, e.source) for e in episodes if e.source is not None]
+    )
     ids: list[str] = []
     added = 0
     for e in episodes:

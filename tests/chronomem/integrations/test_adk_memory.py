@@ -31,7 +31,7 @@ from pydantic import BaseModel
 
 from chronica.integrations.adk import ChronicaSessionService, owner_for
 from chronica.stores.sqlite import SQLiteStore
-from chronomem import ChronoMem, InvalidArgumentError, InvalidFactError
+from chronomem import ChronoMem, InvalidArgumentError
 from chronomem.integrations.adk import ChronoMemMemoryService
 
 APP, USER = "trips", "ardian"
@@ -182,13 +182,36 @@ def test_any_query_is_safe(tmp_path: Path, query: str) -> None:
         assert all(m.author == "user" for m in found.memories)
 
 
-def test_bad_events_store_nothing_and_odd_text_is_kept_readable(tmp_path: Path) -> None:
+def test_no_event_makes_a_session_unindexable(tmp_path: Path) -> None:
+    # Each of these once failed the whole add (and every later one) with a raw error.
+    events = [
+        *_events("fine"),
+        *_events("too long an author", author="a" * 2000),
+        *_events("an author with NUL", author="concierge\x00bot"),
+        *_events(" " * 70_000 + "words after 64 KiB of blanks"),
+        Event(author="user", timestamp=1e12, content=types.Content(
+            role="user", parts=[types.Part(text="a time past year 9999")])),
+        Event(author="user", timestamp=float("nan"), content=types.Content(
+            role="user", parts=[types.Part(text="a time that is no number")])),
+        *_events("the gondola arrives at dawn"),
+    ]  # fmt: skip
     with ChronoMem(tmp_path / "m.db") as mem:
         service = ChronoMemMemoryService(mem)
-        good, bad = _events("fine"), _events("too long an author", author="a" * 2000)
-        with pytest.raises(InvalidFactError, match="speaker"):
-            asyncio.run(service.add_session_to_memory(_session("s", [*good, *bad])))
-        assert service.memory_for(APP, USER).stats()["episodes"] == 0
+        asyncio.run(service.add_session_to_memory(_session("s", events)))
+        stored = {r["content"]: r for r in service.memory_for(APP, USER).export_facts()}
+        assert len(stored) == len(events)
+        assert stored["too long an author"]["speaker"] == "a" * 1024
+        assert stored["an author with NUL"]["speaker"] == "concierge bot"
+        assert "words after 64 KiB of blanks" in stored
+        late = stored["a time past year 9999"]
+        assert late["at"] == late["system_time"]  # dated when indexed
+        found = asyncio.run(service.search_memory(app_name=APP, user_id=USER, query="gondola"))
+        assert found.memories[0].content.parts == [types.Part(text="the gondola arrives at dawn")]
+
+
+def test_odd_text_is_kept_readable(tmp_path: Path) -> None:
+    with ChronoMem(tmp_path / "m.db") as mem:
+        service = ChronoMemMemoryService(mem)
         odd = _events("null \x00 here", "lone \ud800 surrogate")
         asyncio.run(service.add_session_to_memory(_session("s", odd)))
         for query, text in [("null", "null   here"), ("surrogate", "lone ? surrogate")]:

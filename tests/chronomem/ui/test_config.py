@@ -29,9 +29,32 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-def test_loopback_by_default_with_no_token(db: Path) -> None:
+def test_loopback_by_default_with_a_token_made_at_start(db: Path) -> None:
     config = _config(["--db", str(db)])
-    assert (config.host, config.port, config.token) == ("127.0.0.1", DEFAULT_UI_PORT, None)
+    assert (config.host, config.port) == ("127.0.0.1", DEFAULT_UI_PORT)
+    assert config.token is not None
+    assert len(config.token) >= 32
+    assert config.token_generated
+    assert _config(["--db", str(db)]).token != config.token  # kept nowhere: a new one per run
+    given = _config(["--db", str(db)], {"CHRONOMEM_TOKEN": "mine"})
+    assert (given.token, given.token_generated) == ("mine", False)  # weak is fine on loopback
+    open_door = _config(["--db", str(db), "--no-token"])
+    assert open_door.token is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "environ", "complaint"),
+    [
+        (["--http", "0.0.0.0:8766", "--no-token"], {}, "refusing --no-token"),
+        (["--http", "192.168.1.5:8766", "--no-token"], {}, "refusing --no-token"),
+        (["--no-token"], {"CHRONOMEM_TOKEN": "Zq8-rT3vYp0LmN4xWb7Kc2Jd9Hs6Fg1Qa5Ue"}, "contradict"),
+    ],
+)
+def test_no_token_is_for_loopback_only(
+    db: Path, argv: list[str], environ: dict[str, str], complaint: str
+) -> None:
+    with pytest.raises(UiConfigError, match=complaint):
+        _config(["--db", str(db), *argv], environ)
 
 
 @pytest.mark.parametrize(

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from google.adk.events import Event
 from google.adk.sessions import BaseSessionService, Session
 from google.adk.sessions.base_session_service import GetSessionConfig, ListSessionsResponse
 
-from chronica import Store
+from chronica import Chronicarius, Store
+from chronica.integrations.memory import SessionMemory, capture, check_memory
 
 from ._book import SessionBook
+from ._names import owner_for
 
 __all__ = ["ChronicaSessionService"]
+
+log = logging.getLogger("chronica.integrations.adk")
 
 
 class ChronicaSessionService(BaseSessionService):
@@ -30,13 +35,22 @@ class ChronicaSessionService(BaseSessionService):
     and every actum stays in the record. Appends made by another process after a delete
     it has not read stay in the record too and are never shown.
 
+    **Memory.** Given ``memory=`` (chronomem's ``ChronoMem``), every appended event is indexed
+    as it is recorded: an event with text becomes an episode of the owner
+    ``owner_for(app_name, user_id)`` in the memory's file, where chronomem's
+    ``ChronoMemMemoryService`` searches, so no ``add_session_to_memory`` call is needed (its
+    episodes are keyed by event, these by actum: use one way or the other). The event is
+    stored first; indexing that fails is logged and caught up by the next append.
+
     **Re-delivery** of an equal event is stored once, as ADK's in-memory service does.
     Every store call runs on a worker thread; the store must be an ``IdempotentStore``
     (every bundled store is).
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, memory: SessionMemory | None = None) -> None:
         self._book = SessionBook(store)
+        self._memory = check_memory(memory)
+        self._chronicarius = Chronicarius(store)
 
     @property
     def store(self) -> Store:
@@ -88,8 +102,21 @@ class ChronicaSessionService(BaseSessionService):
         """
         if event.partial:
             return event
-        if not await asyncio.to_thread(self._book.append, session, event):
+        fresh = await asyncio.to_thread(self._book.append, session, event)
+        if self._memory is not None:
+            owner = owner_for(session.app_name, session.user_id)
+            await asyncio.to_thread(self._remember, self._memory, owner, session.id)
+        if not fresh:
             return event  # a re-delivery: already recorded and applied
         await super().append_event(session=session, event=event)
         session.last_update_time = event.timestamp
         return event
+
+    def _remember(self, memory: SessionMemory, owner: str, session_id: str) -> None:
+        # The memory's own owner for this user, as chronomem's ADK memory service keeps it.
+        try:
+            scoped = memory.for_owner(owner)
+        except Exception:  # never fails an append the store has already kept
+            log.warning("memory.for_owner(%r) failed", owner, exc_info=True)
+            return
+        capture(scoped, self._chronicarius, session_id, owner)
