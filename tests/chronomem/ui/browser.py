@@ -25,7 +25,11 @@ from selenium.webdriver.support.wait import WebDriverWait
 
 from chronomem.ui import Sources, UiConfig, build_app
 
-__all__ = ["find_browser", "open_browser", "serve_in_thread", "wait_ready"]
+__all__ = ["OFFLINE", "find_browser", "open_browser", "serve_in_thread", "wait_ready"]
+
+OFFLINE = {"SE_AVOID_STATS": "true", "SE_OFFLINE": "true"}
+"""Selenium Manager's switches: send no statistics, fetch nothing. It never runs here (the
+driver's path is given), and if it ever did, it would stay off the network."""
 
 _FLAGS = (
     "--headless=new",
@@ -55,6 +59,9 @@ def open_browser(width: int = 1280, height: int = 900) -> Iterator[webdriver.Chr
         raise RuntimeError("chromium and chromedriver are needed: apt-get install chromium "
                            "chromium-driver")  # fmt: skip
     chromium, driver = found
+    if not Path(driver).is_file():
+        raise RuntimeError(f"chromedriver {driver!r} is not a file: nothing is downloaded")
+    os.environ.update(OFFLINE)
     with tempfile.TemporaryDirectory(prefix="chronomem-ui-chrome-") as profile:
         options = webdriver.ChromeOptions()
         options.binary_location = chromium

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 from selenium import webdriver
+from selenium.webdriver.common.selenium_manager import SeleniumManager
 
 from tests.pgserver import dsn_url, with_dbname
 
@@ -64,5 +65,13 @@ def browser() -> Iterator[webdriver.Chrome]:
         if os.environ.get("CI"):
             pytest.fail(message)  # CI must run the browser tests, never skip them
         pytest.skip(message)
-    with open_browser() as chrome:
-        yield chrome
+    with pytest.MonkeyPatch.context() as patch:
+        # Selenium Manager downloads drivers and browsers and sends usage statistics: the
+        # suite makes no network call, so any run of it fails the test that caused it.
+        patch.setattr(SeleniumManager, "binary_paths", _never)
+        with open_browser() as chrome:
+            yield chrome
+
+
+def _never(*args: object, **kwargs: object) -> dict[str, str]:
+    raise AssertionError("Selenium Manager ran: the driver's path must be given (no download)")
