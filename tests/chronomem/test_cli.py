@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import socket
 import stat
 import subprocess
@@ -520,3 +521,58 @@ def test_a_postgresql_password_never_reaches_the_screen(
         assert code == 1
         assert "postgresql://" in err
         assert SECRET not in out + err
+
+
+def _chronica_tables(db: Target) -> list[str]:
+    """chronica's tables in ``db``: in the file, or in the PostgreSQL database's schemas."""
+    if isinstance(db, str):
+        import psycopg
+
+        with psycopg.connect(db) as conn:
+            rows = conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'chronica'"
+            ).fetchall()
+    else:
+        with sqlite3_readonly(db) as conn:
+            rows = conn.execute(
+                "SELECT name FROM sqlite_master WHERE name LIKE 'chronica%'"
+            ).fetchall()
+    return sorted(r[0] for r in rows)
+
+
+def sqlite3_readonly(path: Path) -> Any:
+    import contextlib
+    import sqlite3
+
+    return contextlib.closing(sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True))
+
+
+def _digest(db: Target) -> str:
+    import hashlib
+
+    if isinstance(db, str):
+        return ",".join(_chronica_tables(db))
+    return hashlib.sha256(db.read_bytes()).hexdigest()
+
+
+def test_stats_and_export_change_nothing_and_the_export_is_private(
+    db: Target, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A memory-only database (no session written yet): reading it must not add chronica's
+    # tables, and the export, which holds the whole memory, is not for other accounts.
+    with ChronoMem(db, owner="ardian") as mem:
+        mem.remember("Ardian's locker code is 4412")
+    before = _digest(db)
+    assert _chronica_tables(db) == []
+    stats = run_json(capsys, "stats")
+    assert (stats["facts"], stats["sessions"], stats["acta"]) == (1, 0, 0)
+    target = tmp_path / "out.jsonl"
+    old = os.umask(0o022)  # the common mask, under which open() made the file 0644
+    try:
+        code, _, err = run(capsys, "export", str(target))
+    finally:
+        os.umask(old)
+    assert code == 0, err
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert _chronica_tables(db) == []
+    assert _digest(db) == before

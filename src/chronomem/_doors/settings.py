@@ -135,16 +135,18 @@ def parse_http(value: str) -> tuple[str, int]:
     return host, port
 
 
-def open_session_store(db: Target) -> SQLiteStore | PostgresStore:
+def open_session_store(db: Target, *, read_only: bool = False) -> SQLiteStore | PostgresStore:
     """chronica's store on the same database as the memory: the file itself, or the same
-    PostgreSQL database (chronica's tables in its own ``chronica`` schema)."""
+    PostgreSQL database (chronica's tables in its own ``chronica`` schema). ``read_only``
+    for a command that only reads: it creates no table (a memory-only database reads as
+    holding no sessions) and writes nothing."""
     if isinstance(db, str):
         from chronica.stores.postgres import PostgresStore
 
-        return PostgresStore(db)
+        return PostgresStore(db, read_only=read_only)
     from chronica.stores.sqlite import SQLiteStore
 
-    return SQLiteStore(db)
+    return SQLiteStore(db, read_only=read_only)
 
 
 def shown(db: Target) -> str:

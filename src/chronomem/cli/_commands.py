@@ -94,7 +94,10 @@ def _output(name: str) -> Iterator[BinaryIO]:
     if name == "-":
         yield sys.stdout.buffer
         return
-    with open(name, "wb") as out:
+    # 0600 as the database is: an export holds the whole memory. An existing file keeps its
+    # mode (the user chose it); a new one is never readable by others, whatever the umask.
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with open(fd, "wb") as out:
         yield out
 
 
@@ -219,7 +222,7 @@ def cmd_contradictions(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     with _memory(args) as memory:
         stats: dict[str, object] = dict(memory.stats())
-    with contextlib.closing(open_session_store(_db_path(args))) as store:
+    with contextlib.closing(open_session_store(_db_path(args), read_only=True)) as store:
         counted = store.counts(owner_id=_owner(args))  # an index probe per session, no acta read
         stats["sessions"] = counted.chronica
         stats["acta"] = counted.acta
@@ -236,7 +239,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     records = -2  # header and trailer are not records
     with (
         _memory(args) as memory,
-        contextlib.closing(open_session_store(_db_path(args))) as store,
+        contextlib.closing(open_session_store(_db_path(args), read_only=True)) as store,
         _output(args.file) as out,
     ):
         for line in export_lines(memory, store, _owner(args)):
