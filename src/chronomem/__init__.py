@@ -47,7 +47,7 @@ from ._errors import (
 from ._async import AsyncChronoMem
 from ._memory import ChronoMem
 from ._model import Contradiction, Episode, Fact, FactId
-from ._sessions import Turn
+from ._sessions import Indexed, Skipped, Turn
 from .text.tokens import estimate_tokens
 
 __all__ = [
@@ -62,9 +62,11 @@ __all__ = [
     "FactId",
     "FactNotActiveError",
     "FactNotFoundError",
+    "Indexed",
     "InvalidArgumentError",
     "InvalidFactError",
     "RecordNotFoundError",
+    "Skipped",
     "Turn",
     "UnknownIdError",
     "estimate_tokens",
