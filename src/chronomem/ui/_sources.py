@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from chronomem import ChronoMem, Contradiction
+from chronomem import ChronoMem, Contradiction, DatabaseError
 
 from ._sessions import SessionReader, open_reader
 from ._views import SharedCall
@@ -32,13 +32,19 @@ def memory_exists(db: Path | str) -> bool:
         from chronomem.engine.postgres.db import memory_exists as on_postgres
 
         return on_postgres(db)
-    conn = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True, timeout=10.0)
     try:
-        row = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chronomem_facts'"
-        ).fetchone()
-    finally:
-        conn.close()
+        conn = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True, timeout=10.0)
+        try:
+            row = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chronomem_facts'"
+            ).fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as e:  # a text file, a damaged one: a line, not a traceback
+        reason = (
+            "is not a SQLite database" if "not a database" in str(e) else f"cannot be read: {e}"
+        )
+        raise DatabaseError(f"{db} {reason}") from e
     return row is not None
 
 

@@ -135,3 +135,18 @@ def test_a_database_that_cannot_be_opened_never_shows_the_password(
     err = capsys.readouterr().err
     assert "postgresql://" in err
     assert SECRET not in err
+
+
+def test_a_file_that_is_not_a_database_is_one_line_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notdb.txt"
+    notes.write_text("shopping: eggs, milk\n" * 100)
+    before = notes.read_bytes()
+    assert cli_main(["ui", "--db", str(notes), "--no-token"]) == 1
+    err = capsys.readouterr().err
+    assert str(notes) in err
+    assert "not a database" in err
+    assert "Traceback" not in err
+    assert len(err.splitlines()) == 1
+    assert notes.read_bytes() == before
