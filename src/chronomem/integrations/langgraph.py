@@ -1,0 +1,283 @@
+"""LangGraph's long-term memory store over chronomem: ``ChronoMemStore``.
+
+Switching from LangGraph's own store is one line::
+
+    graph = builder.compile(store=InMemoryStore())                        # before
+    graph = builder.compile(store=ChronoMemStore(ChronoMem("memory.db")))  # after
+
+Needs ``pip install 'chronomem[langgraph]'``. The store is a
+``langgraph.store.base.BaseStore``: ``get``, ``put``, ``delete``, ``search`` and
+``list_namespaces`` and their async twins work as LangGraph documents them, on a SQLite file
+(embedded, shared by processes) or PostgreSQL, in the memory's owner. What it adds:
+
+* history: a ``put`` on an existing key supersedes its fact, so every value the key held stays
+  in ``timeline`` (:meth:`ChronoMemStore.history`) and ``recall(..., as_of=...)`` sees the
+  value of that time; ``delete`` forgets (the item leaves every read, its history stays);
+* ``search`` with a ``query`` and no embedding service: chronomem's own recall ranks the items
+  (lexical, entity and its embedded semantic channel), each with its score.
+
+Each item is one fact (see :mod:`chronomem.integrations._langgraph_records` for the mapping),
+recallable by the memory's other users like any fact. TTL is not supported: the store says so
+(``supports_ttl = False``) and refuses a ``ttl`` rather than keeping an item it was asked to
+drop. Values must be JSON (a tuple comes back a list).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    validate_op_namespace,
+)
+
+from chronomem import ChronoMem, FactNotActiveError, InvalidFactError
+
+from ._langgraph_records import (
+    MAX_DEPTH,
+    Stored,
+    category_of,
+    content_of,
+    entities_of,
+    key_entity,
+    matches_filter,
+    matches_namespace,
+    metadata_of,
+    prefix_entity,
+    stored,
+)
+
+__all__ = ["ChronoMemStore"]
+
+_RETRIES = 3
+"""Attempts of one put when another process changes the same key meanwhile (PostgreSQL)."""
+_QUERY_CAP = 5000
+"""The most items a search with a query asks recall for before filtering."""
+_DELETED = "deleted through the LangGraph store"
+
+
+class ChronoMemStore(BaseStore):
+    """A LangGraph ``BaseStore`` whose items are chronomem facts of ``memory``'s owner.
+
+    A batch runs its reads first, then its writes (the last put of a key wins), as LangGraph's
+    own stores do; a batch with writes is one transaction (:meth:`ChronoMem.batch`).
+
+    ``search`` without a query returns the items under the prefix that pass ``filter``,
+    ordered by namespace then key (a stable page order for ``offset``), ``score`` ``None``.
+    With a query it ranks by chronomem's recall and keeps those under the prefix that pass
+    ``filter``: the filter runs over recall's candidates, at least ``candidates`` and four
+    times ``offset + limit``, widened while too few pass (up to 5,000), so a query returns the
+    items that relate to it, not every item.
+    """
+
+    supports_ttl = False
+
+    def __init__(self, memory: ChronoMem, *, candidates: int = 100) -> None:
+        self.memory = memory
+        """The memory holding the items (its owner's)."""
+        self.candidates = candidates
+
+    # -- the BaseStore contract ---------------------------------------------------------------
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run ``ops`` and return their results in order (see the class docstring)."""
+        ops = list(ops)
+        puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for op in ops:
+            validate_op_namespace(op)
+            if isinstance(op, PutOp):
+                _check_put(op)
+                puts[(op.namespace, op.key)] = op
+        if not puts:
+            return [self._read(op) for op in ops]
+        with self.memory.batch():
+            results = [self._read(op) for op in ops]
+            for op in puts.values():
+                self._write(op)
+        return results
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """:meth:`batch` on a worker thread, so the event loop never waits on the database."""
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    # -- beyond it ----------------------------------------------------------------------------
+
+    def history(self, namespace: tuple[str, ...], key: str) -> list[Item]:
+        """Every value ``key`` held in ``namespace``, oldest first, deleted ones included
+        (``updated_at`` is when each was put)."""
+        return [_item(s) for s in self._versions(namespace, key)]
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def _read(self, op: Op) -> Result:
+        if isinstance(op, GetOp):
+            current = self._current(op.namespace, op.key)
+            return None if not current else _item(current[-1])
+        if isinstance(op, SearchOp):
+            return self._search(op)
+        if isinstance(op, ListNamespacesOp):
+            return self._list_namespaces(op)
+        if isinstance(op, PutOp):
+            return None
+        raise ValueError(f"Unknown operation type: {type(op)}")
+
+    def _versions(self, namespace: Sequence[str], key: str) -> list[Stored]:
+        facts = self.memory.timeline(key_entity(namespace, key))
+        found = [stored(f) for f in facts if f.kind == "fact"]
+        return [s for s in found if s and s.namespace == tuple(namespace) and s.key == key]
+
+    def _current(self, namespace: Sequence[str], key: str) -> list[Stored]:
+        """The key's active values, newest last: one, unless two processes created the key
+        at once on PostgreSQL (then the newest is the value, and the next put settles it)."""
+        active = [s for s in self._versions(namespace, key) if s.active]
+        return sorted(active, key=lambda s: (s.updated_at, s.fact.id))
+
+    def _under(self, prefix: Sequence[str]) -> list[Stored]:
+        """The active items under ``prefix``, one per key: one indexed read of its entity."""
+        newest: dict[tuple[tuple[str, ...], str], Stored] = {}
+        for fact in self.memory.timeline(prefix_entity(prefix)):
+            s = stored(fact) if fact.kind == "fact" else None
+            if s and s.active and s.namespace[: len(prefix)] == tuple(prefix):
+                seen = newest.get((s.namespace, s.key))
+                if seen is None or seen.updated_at < s.updated_at:
+                    newest[(s.namespace, s.key)] = s
+        return list(newest.values())
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        if op.query and op.query.strip():
+            return self._ranked(op, op.query)
+        items = [s for s in self._under(op.namespace_prefix) if matches_filter(s.value, op.filter)]
+        items.sort(key=lambda s: (s.namespace, s.key))
+        return [_search_item(s, None) for s in items[op.offset : op.offset + op.limit]]
+
+    def _ranked(self, op: SearchOp, query: str) -> list[SearchItem]:
+        want = max(op.offset + op.limit, 0)
+        asked = min(max(self.candidates, 4 * want), _QUERY_CAP)
+        while True:
+            found = self.memory.recall(query, kinds=["fact"], limit=asked)
+            kept: dict[tuple[tuple[str, ...], str], tuple[Stored, float]] = {}
+            for fact in found:
+                s = stored(fact)  # type: ignore[arg-type]  # kinds=["fact"]: only facts
+                if s is None or s.namespace[: len(op.namespace_prefix)] != op.namespace_prefix:
+                    continue
+                if matches_filter(s.value, op.filter):
+                    kept.setdefault((s.namespace, s.key), (s, fact.score))
+            if len(kept) >= want or len(found) < asked or asked >= _QUERY_CAP:
+                break
+            asked = min(asked * 4, _QUERY_CAP)
+        page = list(kept.values())[op.offset : op.offset + op.limit]
+        return [_search_item(s, score) for s, score in page]
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        conditions = op.match_conditions or ()
+        # The longest literal start of a prefix condition narrows the read to its entity.
+        start: tuple[str, ...] = ()
+        for c in conditions:
+            if c.match_type == "prefix":
+                literal = tuple(c.path[: c.path.index("*")] if "*" in c.path else c.path)
+                start = max(start, literal, key=len)
+        namespaces = {s.namespace for s in self._under(start)}
+        kept = [
+            ns
+            for ns in namespaces
+            if all(matches_namespace(ns, c.path, suffix=c.match_type == "suffix")
+                   for c in conditions)
+        ]  # fmt: skip
+        if op.max_depth is not None:
+            kept = list({ns[: op.max_depth] for ns in kept})
+        return sorted(kept)[op.offset : op.offset + op.limit]
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def _write(self, op: PutOp) -> None:
+        for attempt in range(_RETRIES):
+            try:
+                return self._put(op)
+            except FactNotActiveError:
+                # Another process superseded or forgot the value between our read and our
+                # write (PostgreSQL runs both at once): read again and redo.
+                if attempt == _RETRIES - 1:
+                    raise
+        return None
+
+    def _put(self, op: PutOp) -> None:
+        current = self._current(op.namespace, op.key)
+        if op.value is None:
+            for s in current:
+                self.memory.forget(s.fact.id, reason=_DELETED)
+            return
+        value = dict(op.value)
+        if not current:
+            self._remember(op.namespace, op.key, value, created_at=None)
+            return
+        *extra, latest = current
+        for s in extra:
+            self.memory.forget(s.fact.id, reason="two values were put at once; the newer won")
+        if latest.value == value:
+            return  # the value it holds: no new belief, no history entry
+        content = content_of(op.key, value)
+        fields = _fields(op.namespace, op.key, value, content, latest.created_at)
+        try:
+            self.memory.supersede(latest.fact.id, content, **fields)  # type: ignore[arg-type]  # _fields' mapping holds supersede's keywords
+        except InvalidFactError as e:
+            if e.field != "content":
+                raise
+            # A new value whose text reads the same as the old one's (case, spacing):
+            # chronomem refuses that as a supersede, so the old value is forgotten instead.
+            self.memory.forget(latest.fact.id, reason="replaced by a value that reads the same")
+            self._remember(op.namespace, op.key, value, created_at=latest.created_at)
+
+    def _remember(
+        self, namespace: tuple[str, ...], key: str, value: dict[str, object], *,
+        created_at: datetime | None,
+    ) -> None:  # fmt: skip
+        content = content_of(key, value)
+        fields = _fields(namespace, key, value, content, created_at)
+        self.memory.remember(content, dedup=False, **fields)  # type: ignore[arg-type]  # _fields' mapping holds remember's keywords
+
+
+def _check_put(op: PutOp) -> None:
+    if op.ttl is not None:
+        raise NotImplementedError(
+            "TTL is not supported by ChronoMemStore (supports_ttl is False); put with "
+            "ttl=None: chronomem keeps an item until it is deleted"
+        )
+    if op.value is not None:
+        if not op.namespace or op.namespace[0] == "langgraph":
+            raise ValueError(f"invalid namespace {op.namespace!r} for a put")
+        if len(op.namespace) > MAX_DEPTH:
+            raise ValueError(f"a namespace may have at most {MAX_DEPTH} labels")
+
+
+def _fields(
+    namespace: tuple[str, ...],
+    key: str,
+    value: dict[str, object],
+    content: str,
+    created_at: datetime | None,
+) -> dict[str, object]:
+    return {
+        "category": category_of(namespace),
+        "entities": entities_of(namespace, key, content),
+        "metadata": metadata_of(namespace, key, value, created_at),
+    }
+
+
+def _item(s: Stored) -> Item:
+    return Item(value=s.value, key=s.key, namespace=s.namespace, created_at=s.created_at,
+                updated_at=s.updated_at)  # fmt: skip
+
+
+def _search_item(s: Stored, score: float | None) -> SearchItem:
+    return SearchItem(namespace=s.namespace, key=s.key, value=s.value, created_at=s.created_at,
+                      updated_at=s.updated_at, score=score)  # fmt: skip

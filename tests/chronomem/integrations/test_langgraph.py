@@ -1,0 +1,207 @@
+"""ChronoMemStore: LangGraph's BaseStore over chronomem, and what it adds (history, as_of,
+search with a text query and no embedding service)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
+
+from chronomem import ChronoMem, Fact
+from chronomem.integrations.langgraph import ChronoMemStore
+from tests.chronomem.backends import MemoryTarget
+
+ALICE = ("users", "alice")
+
+
+@pytest.fixture
+def mem(memory_target: MemoryTarget) -> ChronoMem:
+    return memory_target.open(owner="ardian")
+
+
+def test_put_supersedes_and_keeps_history(mem: ChronoMem) -> None:
+    store = ChronoMemStore(mem)
+    store.put(ALICE, "prefs", {"theme": "dark"})
+    first = store.get(ALICE, "prefs")
+    assert first is not None
+    before_change = datetime.now(timezone.utc)
+    time.sleep(0.01)
+    store.put(ALICE, "prefs", {"theme": "light"})
+    store.put(ALICE, "prefs", {"theme": "light"})  # the value it holds: no new version
+    now = store.get(ALICE, "prefs")
+    assert now is not None
+    assert now.value == {"theme": "light"}
+    assert now.created_at == first.created_at < now.updated_at
+    assert [i.value for i in store.history(ALICE, "prefs")] == [
+        {"theme": "dark"},
+        {"theme": "light"},
+    ]
+    # The memory itself holds the lineage: one active fact, its predecessor superseded.
+    past = mem.recall("dark theme", as_of=before_change, kinds=["fact"])
+    assert [f.metadata["langgraph"]["value"] for f in past if f.metadata] == [{"theme": "dark"}]
+    assert mem.stats()["active"] == 1
+    assert mem.stats()["superseded"] == 1
+
+
+def test_a_value_that_reads_the_same_still_replaces(mem: ChronoMem) -> None:
+    """chronomem refuses a supersede whose text is the old text; the store forgets and writes."""
+    store = ChronoMemStore(mem)
+    store.put(ALICE, "name", {"name": "Alice"})
+    store.put(ALICE, "name", {"name": "ALICE"})
+    item = store.get(ALICE, "name")
+    assert item is not None
+    assert item.value == {"name": "ALICE"}
+    assert [i.value["name"] for i in store.history(ALICE, "name")] == ["Alice", "ALICE"]
+
+
+def test_delete_forgets_and_a_new_put_starts_again(mem: ChronoMem) -> None:
+    store = ChronoMemStore(mem)
+    store.put(ALICE, "k", {"v": 1})
+    store.delete(ALICE, "k")
+    store.delete(ALICE, "k")  # deleting nothing is not an error
+    assert store.get(ALICE, "k") is None
+    assert store.search(("users",)) == []
+    assert store.list_namespaces() == []
+    assert mem.recall("1", kinds=["fact"]) == []
+    store.put(ALICE, "k", {"v": 2})
+    again = store.get(ALICE, "k")
+    assert again is not None
+    assert again.created_at == again.updated_at
+    assert [i.value for i in store.history(ALICE, "k")] == [{"v": 1}, {"v": 2}]
+
+
+def test_namespaces_and_keys_round_trip_exactly(mem: ChronoMem) -> None:
+    store = ChronoMemStore(mem)
+    odd = ("Ünïcode space", "a/b", "*", "x" * 300)
+    values = {"Key": {"n": 1.5, "ok": True, "none": None, "list": [1, "two", {"three": 3}]}}
+    store.put(odd, "Key", values["Key"])
+    store.put(odd, "key", {"other": "case"})  # keys differ by case: two items
+    store.put(("users",), "", {"empty": "key"})
+    got = store.get(odd, "Key")
+    assert got is not None
+    assert (got.namespace, got.key, got.value) == (odd, "Key", values["Key"])
+    assert store.get(odd, "key") is not None
+    assert store.get(("users",), "") is not None
+    assert store.list_namespaces() == sorted([odd, ("users",)])
+    # One fact each, recallable by the memory's other users, labelled by namespace.
+    [fact] = mem.recall("other case", kinds=["fact"])
+    assert isinstance(fact, Fact)
+    assert fact.category is not None
+    assert fact.category.startswith("langgraph:Ünïcode space.a/b.*.xxx")
+    assert len(fact.category.encode()) <= 200  # chronomem's limit: shortened with a digest
+
+
+def test_list_namespaces_options(mem: ChronoMem) -> None:
+    store = ChronoMemStore(mem)
+    for ns in [("a", "b", "c"), ("a", "b", "d"), ("a", "x"), ("z", "b", "c"), ("z",)]:
+        store.put(ns, "k", {"v": 1})
+    assert store.list_namespaces(prefix=("a",)) == [("a", "b", "c"), ("a", "b", "d"), ("a", "x")]
+    assert store.list_namespaces(suffix=("c",)) == [("a", "b", "c"), ("z", "b", "c")]
+    assert store.list_namespaces(prefix=("*", "b")) == [
+        ("a", "b", "c"),
+        ("a", "b", "d"),
+        ("z", "b", "c"),
+    ]
+    assert store.list_namespaces(max_depth=1) == [("a",), ("z",)]
+    assert store.list_namespaces(prefix=("a",), max_depth=2) == [("a", "b"), ("a", "x")]
+    assert store.list_namespaces(limit=2, offset=1) == [("a", "b", "d"), ("a", "x")]
+    assert store.list_namespaces(prefix=("a", "*"), suffix=("d",)) == [("a", "b", "d")]
+
+
+def test_search_filters_with_langgraph_operators(mem: ChronoMem) -> None:
+    store = ChronoMemStore(mem)
+    for i in range(6):
+        store.put(("docs",), f"d{i}", {"score": i, "color": "red" if i % 2 else "blue",
+                                       "meta": {"lang": "en" if i < 3 else "id"}})  # fmt: skip
+
+    def keys(wanted: dict[str, Any], limit: int = 10, offset: int = 0) -> list[str]:
+        found = store.search(("docs",), filter=wanted, limit=limit, offset=offset)
+        return [i.key for i in found]
+
+    assert keys({"color": "red"}) == ["d1", "d3", "d5"]
+    assert keys({"score": {"$gt": 3}}) == ["d4", "d5"]
+    assert keys({"score": {"$gte": 1, "$lt": 3}}) == ["d1", "d2"]
+    assert keys({"score": {"$lte": 0}}) == ["d0"]
+    assert keys({"score": {"$ne": 0}, "color": {"$eq": "blue"}}) == ["d2", "d4"]
+    assert keys({"meta": {"lang": "id"}}) == ["d3", "d4", "d5"]
+    assert keys({"missing": {"$gt": 1}}) == []  # no field, no match (not an error)
+    assert keys({}, limit=2, offset=3) == ["d3", "d4"]
+    with pytest.raises(ValueError, match="Unsupported operator"):
+        store.search(("docs",), filter={"score": {"$regex": "x"}})
+
+
+def test_search_with_a_text_query_needs_no_embeddings(mem: ChronoMem) -> None:
+    store = ChronoMemStore(mem)
+    store.put(("users", "alice", "food"), "1", {"memory": "Alice loves spicy ramen in Kemang"})
+    store.put(("users", "alice", "music"), "2", {"memory": "Alice plays the violin on Sundays"})
+    store.put(("users", "bob", "food"), "3", {"memory": "Bob eats ramen every Friday"})
+    mem.remember("Unrelated fact about ramen outside the store")
+    found = store.search(("users", "alice"), query="which ramen place?")
+    assert [i.key for i in found] == ["1"]
+    assert found[0].score is not None
+    assert found[0].score > 0
+    both = store.search(("users",), query="ramen", filter={"memory": {"$ne": "x"}})
+    assert {i.key for i in both} == {"1", "3"}
+    assert [i.score for i in both] == sorted((i.score or 0.0 for i in both), reverse=True)
+    assert len(store.search(("users",), query="ramen", limit=1)) == 1
+    assert store.search(("users",), query="ramen", offset=1, limit=5)[0].key == both[1].key
+
+
+def test_a_batch_reads_before_it_writes_and_the_last_put_wins(mem: ChronoMem) -> None:
+    store = ChronoMemStore(mem)
+    store.put(ALICE, "k", {"v": 0})
+    results = store.batch(
+        [PutOp(ALICE, "k", {"v": 1}), GetOp(ALICE, "k"), PutOp(ALICE, "k", {"v": 2}),
+         SearchOp(("users",))]
+    )  # fmt: skip
+    got, found = results[1], results[3]
+    assert got is not None
+    assert got.value == {"v": 0}  # type: ignore[union-attr]
+    assert [i.value for i in found] == [{"v": 0}]  # type: ignore[union-attr]
+    assert [i.value for i in store.history(ALICE, "k")] == [{"v": 0}, {"v": 2}]
+
+
+def test_ttl_is_refused_and_namespaces_checked(mem: ChronoMem) -> None:
+    store = ChronoMemStore(mem)
+    assert store.supports_ttl is False
+    with pytest.raises(NotImplementedError, match="TTL"):
+        store.put(ALICE, "k", {"v": 1}, ttl=5)
+    with pytest.raises(NotImplementedError, match="TTL"):
+        store.batch([PutOp(ALICE, "k", {"v": 1}, ttl=5.0)])
+    with pytest.raises(InvalidNamespaceError):
+        store.batch([PutOp(("a.b",), "k", {"v": 1})])  # a period would address ("a", "b")
+    with pytest.raises(InvalidNamespaceError):
+        store.put(("langgraph",), "k", {"v": 1})
+    assert store.list_namespaces() == []
+
+
+def test_the_async_twins(mem: ChronoMem) -> None:
+    async def scenario() -> None:
+        store = ChronoMemStore(mem)
+        await asyncio.gather(*(store.aput(ALICE, f"k{i}", {"i": i}) for i in range(10)))
+        got = await store.aget(ALICE, "k3")
+        assert got is not None
+        assert got.value == {"i": 3}
+        assert len(await store.asearch(("users",), limit=20)) == 10
+        assert await store.alist_namespaces() == [ALICE]
+        await store.adelete(ALICE, "k3")
+        assert await store.aget(ALICE, "k3") is None
+
+    asyncio.run(scenario())
+
+
+def test_two_stores_on_one_memory_see_each_other(memory_target: MemoryTarget) -> None:
+    a = ChronoMemStore(memory_target.open(owner="ardian"))
+    b = ChronoMemStore(memory_target.open(owner="ardian"))
+    other = ChronoMemStore(memory_target.open(owner="mallory"))
+    a.put(ALICE, "k", {"v": 1})
+    b.put(ALICE, "k", {"v": 2})
+    got = a.get(ALICE, "k")
+    assert got is not None
+    assert got.value == {"v": 2}
+    assert other.get(ALICE, "k") is None  # another owner's items do not exist
+    assert other.list_namespaces() == []
