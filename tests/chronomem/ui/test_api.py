@@ -154,7 +154,7 @@ def test_recall_explains_ranks_tokens_and_what_the_budget_packs(client: TestClie
         assert item["tokens"] > 0
         assert item["score"] > 0
         assert item["ranks"]
-        assert set(item["ranks"]) <= {"bm25", "jaccard", "entity", "graph"}
+        assert set(item["ranks"]) <= {"bm25", "jaccard", "entity", "graph", "semantic"}
     packed = [r for r in answer["results"] if r["packed"]]
     assert 0 < answer["packed_tokens"] == sum(r["tokens"] for r in packed) <= 12
     assert len(packed) < len(answer["results"])  # the budget left something out
