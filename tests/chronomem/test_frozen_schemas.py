@@ -1,0 +1,133 @@
+"""Every shipped chronomem schema, frozen by the code that wrote it, opens with today's code.
+
+The old databases are tests/fixtures/schemas/chronomem-*.sql (scripts/freeze_schemas.py
+made them at the commit that last wrote each version; MANIFEST.json pins their hashes).
+Three things are checked per version: today's first N migration steps build exactly the
+schema version N had (an edited shipped step fails here); the frozen rows survive the
+migration and stay usable; and the migrated schema equals a fresh memory's, whatever steps
+are added later.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+import pytest
+from scripts.freeze_schemas import EPISODES, FACTS, FORGET_REASON, MOVED, OTHER_FACT, OTHER_OWNER
+
+from chronomem import ChronoMem
+from chronomem.engine.postgres import schema as pg_schema_module
+from chronomem.engine.sqlite import schema as sqlite_schema_module
+from tests.frozen_schemas import (
+    load_postgres,
+    load_sqlite,
+    postgres_schema,
+    sqlite_schema,
+    versions,
+)
+from tests.pgserver import dsn_url
+
+SQLITE = versions("chronomem", "sqlite")
+POSTGRES = versions("chronomem", "postgres")
+
+
+def test_every_shipped_version_is_frozen() -> None:
+    # A version below today's that has no fixture would be migrated by no test.
+    assert list(range(1, 6)) == SQLITE
+    assert list(range(1, 4)) == POSTGRES
+    assert sqlite_schema_module.SCHEMA_VERSION >= 5
+    assert pg_schema_module.SCHEMA_VERSION >= 3
+
+
+def _assert_rows_survived(mem: ChronoMem, version: int, *, episodes: bool) -> None:
+    items = {r["content"]: r for r in mem.export_facts()}
+    facts = {c for c, r in items.items() if r["kind"] == "fact"}
+    assert facts == {*FACTS.values(), MOVED}
+    home, moved = items[FACTS["home"]], items[MOVED]
+    assert home["superseded_by"] == moved["id"]
+    assert home["invalidated_at"] is not None
+    assert items[FACTS["booking"]]["forgotten"] is True
+    assert items[FACTS["booking"]]["forget_reason"] == FORGET_REASON
+    # Each fact is found again through the lexical index every step rebuilt.
+    assert mem.recall("where does Ardian live", kinds=["fact"])[0].content == MOVED
+    assert [f.content for f in mem.timeline("Ardian")] == [FACTS["home"], MOVED]
+    assert [f.content for f in mem.timeline("ThinkPad T14")] == [FACTS["laptop"]]
+    assert FACTS["booking"] not in [f.content for f in mem.recall("Kinara booking")]
+    if episodes:
+        turns = [(r["speaker"], r["content"], r["seq"]) for r in items.values() if "seq" in r]
+        assert sorted(turns, key=lambda t: t[2]) == [
+            (s, t, i) for i, (s, t) in enumerate(EPISODES, 1)
+        ]
+        assert mem.recall("rendang", kinds=["episode"])[0].content == EPISODES[1][1]
+    # The other owner's fact is theirs only, and the memory takes new writes.
+    assert OTHER_FACT not in [f.content for f in mem.recall("where does Bea live")]
+    bea = mem.for_owner(OTHER_OWNER)  # shares the connection: closed with ``mem``
+    assert bea.recall("where does Bea live")[0].content == OTHER_FACT
+    new = mem.remember(f"Frozen at version {version} and migrated")
+    assert mem.recall(f"migrated frozen version {version}")[0].id == new
+
+
+# --- SQLite ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", SQLITE)
+def test_todays_first_steps_build_the_shipped_sqlite_schema(version: int, tmp_path: Path) -> None:
+    import sqlite3
+
+    frozen, replayed = tmp_path / "frozen.db", tmp_path / "replayed.db"
+    load_sqlite("chronomem", version, frozen)
+    conn = sqlite3.connect(replayed, isolation_level=None)
+    try:
+        conn.execute("CREATE TABLE chronomem_schema (version INTEGER NOT NULL)")
+        for step in sqlite_schema_module._MIGRATIONS[:version]:
+            step(conn)  # type: ignore[arg-type]  # the steps need only execute()
+    finally:
+        conn.close()
+    assert sqlite_schema(replayed, "chronomem_") == sqlite_schema(frozen, "chronomem_")
+
+
+@pytest.mark.parametrize("version", SQLITE)
+def test_a_frozen_sqlite_file_migrates_with_its_rows(version: int, tmp_path: Path) -> None:
+    frozen, fresh = tmp_path / "frozen.db", tmp_path / "fresh.db"
+    load_sqlite("chronomem", version, frozen)
+    with ChronoMem(frozen) as mem:
+        assert mem.stats()["schema_version"] == sqlite_schema_module.SCHEMA_VERSION
+        _assert_rows_survived(mem, version, episodes=version >= 2)
+    ChronoMem(fresh).close()
+    assert sqlite_schema(frozen, "chronomem_") == sqlite_schema(fresh, "chronomem_")
+
+
+# --- PostgreSQL ------------------------------------------------------------------------------
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("version", POSTGRES)
+def test_todays_first_steps_build_the_shipped_postgres_schema(
+    version: int, pg_dsn: str, pg_schema: str
+) -> None:
+    replayed = f"{pg_schema}_replayed"
+    load_postgres("chronomem", version, pg_dsn, pg_schema)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{replayed}"')
+        conn.execute(f'SET search_path TO "{replayed}"')
+        conn.execute("CREATE TABLE chronomem_schema (version integer NOT NULL)")
+        for step in pg_schema_module._MIGRATIONS[:version]:
+            for statement in step.split(";\n"):
+                conn.execute(statement)
+    assert postgres_schema(pg_dsn, replayed) == postgres_schema(pg_dsn, pg_schema)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("version", POSTGRES)
+def test_a_frozen_postgres_schema_migrates_with_its_rows(
+    version: int, pg_dsn: str, pg_schema: str
+) -> None:
+    # Version 1 -> 2 had no test at all before these fixtures.
+    load_postgres("chronomem", version, pg_dsn, pg_schema)
+    with ChronoMem(dsn_url(pg_dsn), schema=pg_schema) as mem:
+        assert mem.stats()["schema_version"] == pg_schema_module.SCHEMA_VERSION
+        _assert_rows_survived(mem, version, episodes=True)
+    fresh = f"{pg_schema}_fresh"
+    ChronoMem(dsn_url(pg_dsn), schema=fresh).close()
+    assert postgres_schema(pg_dsn, pg_schema) == postgres_schema(pg_dsn, fresh)
