@@ -46,7 +46,7 @@ from ._errors import (
 )
 from ._async import AsyncChronoMem
 from ._memory import ChronoMem
-from ._model import Contradiction, Episode, Fact, FactId
+from ._model import Contradiction, Episode, Fact, FactId, Purged
 from ._sessions import Indexed, Skipped, Turn
 from .text.tokens import estimate_tokens
 
@@ -65,6 +65,7 @@ __all__ = [
     "Indexed",
     "InvalidArgumentError",
     "InvalidFactError",
+    "Purged",
     "RecordNotFoundError",
     "Skipped",
     "Turn",

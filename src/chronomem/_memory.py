@@ -8,22 +8,25 @@ import contextlib
 import copy
 import dataclasses
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from datetime import datetime
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from chronomem.claims.contradictions import find_contradictions
 from chronomem.engine import facts as table
 from chronomem.engine.dialect import Conn
-from chronomem.engine.storage import open_storage
+from chronomem.engine.storage import Storage, open_storage
+from chronomem.recall.distinct import distinct
 from chronomem.recall.fusion import Candidate, check_weights, fuse
 from chronomem.recall.lexical import LexicalParams
 from chronomem.recall.view import KINDS, View
 from chronomem.text.entities import entity_key
 from chronomem.text.tokens import estimate_tokens, pack
+from chronomem.write import purge as purging
 from chronomem.write.episodes import check_episode, insert_episode, insert_episodes
-from chronomem.write.facts import SystemClock, insert_fact, new_fact_id, prepare
+from chronomem.write.facts import SystemClock, find_duplicate, insert_fact, new_fact_id, prepare
 
 from ._errors import (
     ChronoMemError,
@@ -33,7 +36,7 @@ from ._errors import (
     InvalidFactError,
     UnknownIdError,
 )
-from ._model import Contradiction, Episode, Fact, FactId
+from ._model import Contradiction, Episode, Fact, FactId, Purged
 from ._records import parse_record, row_to_fact, row_to_item
 from ._sessions import Indexed, Turn, episodes_of, index_chronicum
 from ._validate import (
@@ -94,6 +97,7 @@ class ChronoMem:
         self.weights = check_weights(weights)
         self._db = open_storage(path, synchronous=synchronous, schema=schema)
         self._clock = SystemClock()
+        self._batching = threading.local()  # this thread's open batch() blocks (views share it)
         # The lexical channel's measured parameters; scripts/eval_locomo.py ablates them.
         self._lexical = LexicalParams()
 
@@ -140,8 +144,12 @@ class ChronoMem:
         SQLite file to end (one writer at a time, as ever); on PostgreSQL they run their own
         transactions meanwhile.
         """
-        with self._db.write():
-            yield
+        self._batching.depth = getattr(self._batching, "depth", 0) + 1
+        try:
+            with self._db.write():
+                yield
+        finally:
+            self._batching.depth -= 1
 
     def remember(
         self,
@@ -154,12 +162,24 @@ class ChronoMem:
         entities: Iterable[str] | None = None,
         source: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        dedup: bool = True,
     ) -> FactId:
-        """Store a fact; ``valid_from`` defaults to now. ``.contradicts`` lists active conflicts."""
+        """Store a fact; ``valid_from`` defaults to now. ``.contradicts`` lists active conflicts.
+
+        A fact whose content an active fact of this owner and category already says (the
+        same text after Unicode NFKC, case folding, whitespace and surrounding punctuation)
+        is not stored again: the existing fact's id comes back with ``.duplicate_of`` set to
+        it (``None`` on a fresh write). ``dedup=False`` stores it anyway.
+        """
         p = prepare(check_fact(content, category=category, trust=trust, confidence=confidence,
                                valid_from=valid_from, entities=entities, source=source,
                                metadata=metadata))  # fmt: skip
+        if not isinstance(dedup, bool):
+            raise InvalidArgumentError("dedup", "must be a bool")
         with self._db.write() as conn:
+            same = find_duplicate(conn, self.owner, p) if dedup else None
+            if same is not None:
+                return FactId(same, duplicate_of=same)
             return insert_fact(conn, self.owner, p, system_time=self._clock.now())
 
     def supersede(
@@ -175,13 +195,22 @@ class ChronoMem:
         source: str | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> FactId:
-        """Replace an active fact in one transaction; the old one ends at the new ``valid_from``."""
+        """Replace an active fact in one transaction; the old one ends at the new ``valid_from``.
+
+        New content that is the old fact's own (after the normalisation ``remember``'s
+        duplicate check uses) is refused with :class:`InvalidFactError` and nothing changes:
+        a supersede says the belief changed, and that one did not.
+        """
         old = check_id(old_id)
         p = prepare(check_fact(content, category=category, trust=trust, confidence=confidence,
                                valid_from=valid_from, entities=entities, source=source,
                                metadata=metadata))  # fmt: skip
         with self._db.write() as conn:
             active = self._active(conn, old, superseding=True)
+            if active.content_key == p.content_key:
+                raise InvalidFactError(
+                    "content", f"is what {old!r} already says (after normalisation)"
+                )
             now = self._clock.now()
             start = p.data.valid_from if p.data.valid_from is not None else now
             if start < active.valid_from:
@@ -197,6 +226,38 @@ class ChronoMem:
         with self._db.write() as conn:
             active = self._active(conn, fid)
             table.mark_forgotten(conn, active.rowid, reason=why, now=self._clock.now())
+
+    def purge(self, item_id: str, *, reason: str | None = None) -> Purged:
+        """Erase a fact or an episode for real (an operator's act; agents ``forget``): content,
+        category, metadata, claim, entity links, postings and vector go (from the file's bytes
+        too, on SQLite); a tombstone keeps id, times, lineage, ``purged_at`` and the reason.
+        Again on a tombstone it removes nothing. Returns what went, per kind."""
+        return purging.purge_item(self._unbatched(), self.owner, item_id, reason, self._clock.now)
+
+    def purge_session(self, session: str, *, reason: str | None = None) -> Purged:
+        """:meth:`purge` every episode of ``session``, a few per transaction (each whole or a
+        tombstone if killed; running it again finishes)."""
+        return purging.purge_session(
+            self._unbatched(), self.owner, session, reason, self._clock.now
+        )
+
+    def prune(self, *, episodes_older_than: timedelta) -> Purged:
+        """:meth:`purge` every episode said more than ``episodes_older_than`` ago (retention;
+        facts stay): idempotent, a few per transaction, safe beside writers."""
+        return purging.prune(self._unbatched(), self.owner, episodes_older_than, self._clock.now)
+
+    def erase_owner(self) -> Purged:
+        """Delete this owner's facts, episodes and tombstones and all derived from them; no
+        tombstone stays (chronica's sessions: ``Chronicarius.erase_owner``)."""
+        return purging.erase_all(self._unbatched(), self.owner)
+
+    def _unbatched(self) -> Storage:
+        if getattr(self._batching, "depth", 0):
+            raise ChronoMemError(
+                "purge, purge_session, prune and erase_owner cannot run inside batch(): each "
+                "commits its own transactions (and on SQLite then empties the write-ahead log)"
+            )
+        return self._db
 
     def remember_episode(
         self,
@@ -264,7 +325,7 @@ class ChronoMem:
                 "old_id", f"{fact_id!r} is an episode; episodes are never superseded"
             )
         if row.invalidated_at is not None:
-            state = "forgotten" if row.forgotten else "superseded"
+            state = "purged" if row.purged else "forgotten" if row.forgotten else "superseded"
             raise FactNotActiveError(fact_id, state, row.kind)
         return row
 
@@ -327,11 +388,11 @@ class ChronoMem:
             # still "valid now" here.
             view = dataclasses.replace(view, now=self._clock.now())
             ranked = fuse(conn, text, view, self.weights, self._lexical)
-            scan = ranked[: cap if budget is None and cap is not None else PACK_SCAN]
-            facts = self._materialise(conn, scan)
+            want = cap if budget is None and cap is not None else PACK_SCAN
+            facts = distinct(ranked, lambda chunk: self._materialise(conn, chunk), want)
         return pack(facts, lambda f: f.tokens, budget=budget, limit=cap)
 
-    def _materialise(self, conn: Conn, ranked: list[Candidate]) -> list[Item]:
+    def _materialise(self, conn: Conn, ranked: Sequence[Candidate]) -> list[Item]:
         rows = table.rows_by_rowid(conn, [c.rowid for c in ranked])
         return [
             row_to_item(rows[c.rowid], score=c.score, tokens=self._tokens(rows[c.rowid].content),

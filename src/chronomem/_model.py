@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, ClassVar
 
-__all__ = ["MAX_US", "MIN_US", "Contradiction", "Fact", "FactId", "from_us", "to_us"]
+__all__ = [
+    "MAX_US",
+    "MIN_US",
+    "Contradiction",
+    "Fact",
+    "FactId",
+    "Purged",
+    "from_us",
+    "to_us",
+]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -57,17 +66,25 @@ def from_us(micros: int | None) -> datetime | None:
 
 
 class FactId(str):
-    """A new fact's id (a ``str``) that also says which active facts it contradicts.
+    """A new fact's id (a ``str``) that also says which active facts it contradicts, and
+    whether it was new at all.
 
     ``contradicts`` is chronomem's warning channel: ``remember`` and ``supersede`` never store a
     conflicting assertion silently; the caller can ``supersede`` or ``forget`` either side.
+    ``duplicate_of`` is set (to this same id) when ``remember`` stored nothing because an
+    active fact of the owner and category already says the same text; ``None`` on a fresh
+    write.
     """
 
     contradicts: tuple[str, ...]
+    duplicate_of: str | None
 
-    def __new__(cls, value: str, contradicts: tuple[str, ...] = ()) -> FactId:
+    def __new__(
+        cls, value: str, contradicts: tuple[str, ...] = (), duplicate_of: str | None = None
+    ) -> FactId:
         self = super().__new__(cls, value)
         self.contradicts = contradicts
+        self.duplicate_of = duplicate_of
         return self
 
 
@@ -116,6 +133,8 @@ class Fact(_Record):
 
     ``score``, ``tokens`` and ``ranks`` explain a recall result: the fused RRF score, the token
     count charged against the budget, and the 1-based rank in each channel that found it.
+    ``purged_at`` is set on a tombstone (see ``ChronoMem.purge``): its content, category,
+    entities, source and metadata are gone; id, times and lineage stay.
     """
 
     id: str
@@ -137,6 +156,8 @@ class Fact(_Record):
     tokens: int = 0
     ranks: Mapping[str, int] = field(default_factory=dict)
     kind: str = "fact"
+    purged_at: datetime | None = None
+    purge_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -145,7 +166,8 @@ class Episode(_Record):
 
     Episodes are what was said; facts are what an agent decided to believe. An episode is
     never superseded and never in ``contradictions()``; ``forget`` works on it as on a fact.
-    ``seq`` is its place in the session (call order), ``at`` when it was said.
+    ``seq`` is its place in the session (call order), ``at`` when it was said. ``purged_at``
+    is set on a tombstone (see ``ChronoMem.purge``): content, speaker and metadata are gone.
     """
 
     id: str
@@ -164,6 +186,8 @@ class Episode(_Record):
     tokens: int = 0
     ranks: Mapping[str, int] = field(default_factory=dict)
     kind: str = "episode"
+    purged_at: datetime | None = None
+    purge_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -183,3 +207,31 @@ class Contradiction:
             "fact_ids": list(self.fact_ids),
             "reason": self.reason,
         }
+
+
+@dataclass(frozen=True)
+class Purged:
+    """What a purge, a prune or an owner's erasure removed, counted per kind.
+
+    ``facts`` and ``episodes`` count the items whose content went (a purge leaves each a
+    tombstone; an owner's erasure leaves nothing); ``entity_links`` the links of a fact to an
+    entity, ``entities`` the entities no fact names any more, ``claims`` the items that made
+    a claim (its attribute and value), ``postings`` the lexical index's terms of the items
+    (each one decrements its term's document frequency), ``vectors`` the semantic vectors.
+    """
+
+    facts: int = 0
+    episodes: int = 0
+    entity_links: int = 0
+    entities: int = 0
+    claims: int = 0
+    postings: int = 0
+    vectors: int = 0
+
+    def __add__(self, other: Purged) -> Purged:
+        mine, theirs = dataclasses.astuple(self), dataclasses.astuple(other)
+        return Purged(*(a + b for a, b in zip(mine, theirs, strict=True)))
+
+    def to_dict(self) -> dict[str, int]:
+        """A JSON-able dict, one count per kind."""
+        return dataclasses.asdict(self)

@@ -47,6 +47,8 @@ def row_to_item(r: FactRow, **extra: Any) -> Fact | Episode:
         invalidated_at=from_us(r.invalidated_at),
         forgotten=bool(r.forgotten),
         forget_reason=r.forget_reason,
+        purged_at=from_us(r.purged_at),
+        purge_reason=r.purge_reason,
         **extra,
     )
 
@@ -76,6 +78,8 @@ def _fact(r: FactRow, extra: Mapping[str, Any]) -> Fact:
         superseded_by=r.superseded_by,
         forgotten=bool(r.forgotten),
         forget_reason=r.forget_reason,
+        purged_at=from_us(r.purged_at),
+        purge_reason=r.purge_reason,
         **extra,
     )
 

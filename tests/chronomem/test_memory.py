@@ -235,6 +235,8 @@ def test_custom_token_counter(memory_target: MemoryTarget) -> None:
 def test_schema_is_versioned_and_migrated_once(tmp_path: Path) -> None:
     import sqlite3
 
+    from chronomem.engine.sqlite.schema import SCHEMA_VERSION
+
     path = tmp_path / "v.db"
     conn = sqlite3.connect(path)
     conn.execute("CREATE TABLE chronomem_schema (version INTEGER NOT NULL)")  # version 0
@@ -244,7 +246,9 @@ def test_schema_is_versioned_and_migrated_once(tmp_path: Path) -> None:
         ChronoMem(path).close()
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("SELECT version FROM chronomem_schema").fetchall() == [(6,)]
+        assert conn.execute("SELECT version FROM chronomem_schema").fetchall() == [
+            (SCHEMA_VERSION,)
+        ]
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     finally:
         conn.close()
@@ -255,7 +259,7 @@ def test_a_version_1_file_is_migrated_with_its_facts_recallable(tmp_path: Path) 
     # and the new lexical index; every fact keeps its row and becomes findable again.
     import sqlite3
 
-    from chronomem.engine.sqlite.schema import _V1
+    from chronomem.engine.sqlite.schema import _V1, SCHEMA_VERSION
 
     path = tmp_path / "v1.db"
     conn = sqlite3.connect(path)
@@ -282,8 +286,10 @@ def test_a_version_1_file_is_migrated_with_its_facts_recallable(tmp_path: Path) 
     with ChronoMem(path) as mem:
         assert [f.id for f in mem.recall("where does Ardian live")] == ["f1"]
         assert [f.id for f in mem.recall("Kinara booking time")] == ["f2"]
-        assert mem.stats()["schema_version"] == 6
+        assert mem.stats()["schema_version"] == SCHEMA_VERSION
         assert [f.id for f in mem.timeline("ThinkPad T14")] == ["f2"]
+        # Older facts got their content key: the same text is known, not stored again.
+        assert mem.remember("ardian lives in Kemang.").duplicate_of == "f1"
         mem.remember_episode("We booked Kinara", speaker="booking", session="s")
     conn = sqlite3.connect(path)
     try:

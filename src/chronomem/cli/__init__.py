@@ -43,6 +43,7 @@ from ._commands import (
     cmd_supersede,
     cmd_timeline,
 )
+from ._erase import cmd_erase, cmd_prune, cmd_purge
 from ._transfer import ExportFormatError
 
 __all__ = ["build_parser", "main"]
@@ -205,6 +206,31 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="import a file whose end line is missing or does not match (it may be cut short)",
     )
+    p = _add(
+        sub,
+        "purge",
+        cmd_purge,
+        "erase a fact or an episode for real (a content-free tombstone stays)",
+        "chronomem purge 6a95af22... --reason 'asked to be deleted'",
+    )
+    p.add_argument("item_id", help="id of the fact or episode")
+    p.add_argument("--reason", help="why, kept on the tombstone")
+    p = _add(
+        sub,
+        "erase",
+        cmd_erase,
+        "erase everything of one owner: facts, episodes and chronica sessions",
+        "chronomem erase --owner ardian --yes",
+    )
+    p.add_argument("--yes", action="store_true", help="yes, delete it all for good")
+    p = _add(
+        sub,
+        "prune",
+        cmd_prune,
+        "erase episodes older than an age (retention; facts stay)",
+        "chronomem prune --episodes-older-than 90d",
+    )
+    p.add_argument("--episodes-older-than", required=True, metavar="AGE", help="90d, 12h or 2w")
     p = _add(
         sub,
         "demo",

@@ -119,7 +119,10 @@ def cmd_remember(args: argparse.Namespace) -> int:
     with _memory(args) as memory:
         fid = memory.remember(args.content, **options)
     if args.json:
-        show.dump_json({"id": str(fid), "contradicts": list(fid.contradicts)})
+        known = {"duplicate_of": fid.duplicate_of} if fid.duplicate_of else {}
+        show.dump_json({"id": str(fid), "contradicts": list(fid.contradicts), **known})
+    elif fid.duplicate_of:
+        print(f"already known as {fid} (nothing stored)")
     else:
         print(f"remembered {fid}")
         for other in fid.contradicts:

@@ -23,15 +23,19 @@ __all__ = [
     "counts",
     "end_belief",
     "export_page",
+    "has_session",
     "item_row",
     "mark_forgotten",
+    "old_episodes",
     "rows_by_rowid",
+    "session_rowids",
     "timeline_rows",
 ]
 
 COLUMNS = """f.id, f.content, f.category, f.entities, f.trust, f.confidence, f.source,
     f.metadata, f.system_time, f.valid_from, f.valid_until, f.invalidated_at, f.superseded_by,
-    f.forgotten, f.forget_reason, f.kind, f.speaker, f.session, f.seq"""
+    f.forgotten, f.forget_reason, f.kind, f.speaker, f.session, f.seq, f.purged_at,
+    f.purge_reason"""
 """An item's columns, in the order of :class:`FactRow`'s fields."""
 
 
@@ -57,6 +61,8 @@ class FactRow(NamedTuple):
     speaker: str | None
     session: str | None
     seq: int | None
+    purged_at: int | None
+    purge_reason: str | None
 
 
 class ActiveRow(NamedTuple):
@@ -67,6 +73,8 @@ class ActiveRow(NamedTuple):
     forgotten: int
     invalidated_at: int | None
     kind: str
+    content_key: str | None
+    purged: bool
 
 
 class Counts(NamedTuple):
@@ -84,11 +92,12 @@ def active_row(conn: Conn, owner: str, item_id: str) -> ActiveRow | None:
     """The owner's item ``item_id``, locked for the change that follows (where writes are not
     serial), or ``None``."""
     row = conn.execute(
-        f"""SELECT rowid, valid_from, forgotten, invalidated_at, kind FROM chronomem_facts
+        f"""SELECT rowid, valid_from, forgotten, invalidated_at, kind, content_key,
+                   purged_at IS NOT NULL FROM chronomem_facts
             WHERE id = ? AND owner = ?{conn.dialect.for_update}""",
         (item_id, owner),
     ).fetchone()
-    return None if row is None else ActiveRow._make(row)
+    return None if row is None else ActiveRow._make((*row[:6], bool(row[6])))
 
 
 def end_belief(conn: Conn, rowid: int, *, until: int, now: int, successor: str) -> None:
@@ -171,3 +180,40 @@ def export_page(conn: Conn, owner: str, after: int, size: int) -> list[tuple[int
         (owner, after, size),
     ).fetchall()
     return [(int(r[0]), FactRow._make(r[1:])) for r in rows]
+
+
+def has_session(conn: Conn, owner: str, session: str) -> bool:
+    """Whether the owner has an episode (or an episode's tombstone) in ``session``."""
+    return (
+        conn.execute(
+            """SELECT 1 FROM chronomem_facts
+               WHERE owner = ? AND session = ? AND kind = 'episode' LIMIT 1""",
+            (owner, session),
+        ).fetchone()
+        is not None
+    )
+
+
+def session_rowids(conn: Conn, owner: str, session: str, before: int, size: int) -> list[int]:
+    """Up to ``size`` rowids of the session's episodes not yet purged, below ``before``,
+    newest first (a purge's next batch)."""
+    rows = conn.execute(
+        """SELECT rowid FROM chronomem_facts WHERE owner = ? AND session = ?
+           AND kind = 'episode' AND purged_at IS NULL AND rowid < ?
+           ORDER BY rowid DESC LIMIT ?""",
+        (owner, session, before, size),
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def old_episodes(conn: Conn, owner: str, said_before: int, before: int, size: int) -> list[int]:
+    """Up to ``size`` rowids of the owner's episodes said before ``said_before`` (epoch
+    microseconds) and not yet purged, below rowid ``before``, newest first (a prune's next
+    batch)."""
+    rows = conn.execute(
+        """SELECT rowid FROM chronomem_facts WHERE owner = ? AND kind = 'episode'
+           AND valid_from < ? AND purged_at IS NULL AND rowid < ?
+           ORDER BY rowid DESC LIMIT ?""",
+        (owner, said_before, before, size),
+    ).fetchall()
+    return [int(r[0]) for r in rows]

@@ -83,10 +83,12 @@ class FactOut(RecalledFact):
 
 
 class RememberOut(TypedDict):
-    """The stored fact's id, and the active facts it contradicts (never silent)."""
+    """The stored fact's id, and the active facts it contradicts (never silent); ``note``
+    says "already known" when an active fact said the same and nothing was stored."""
 
     id: str
     contradicts: list[str]
+    note: NotRequired[str]
 
 
 class EpisodeOut(TypedDict):

@@ -92,6 +92,9 @@ async def chronomem_remember(
     a decision, a setting). If it replaces something already known, call
     chronomem_supersede instead, so the old belief is closed rather than contradicted.
     The result lists active facts the new one contradicts: resolve them with supersede.
+    Content an active fact of the same category already says (ignoring case, spacing and
+    surrounding punctuation) is not stored twice: the note says "already known" and the id
+    is that fact's.
     """
     with _readable_errors():
         fid = await _state(ctx).write(
@@ -104,6 +107,10 @@ async def chronomem_remember(
                 valid_from=valid_from,
                 source=source,
             )
+        )
+    if fid.duplicate_of is not None:
+        return RememberOut(
+            id=str(fid), contradicts=[], note=f"already known as {fid}; nothing stored"
         )
     return RememberOut(id=str(fid), contradicts=list(fid.contradicts))
 

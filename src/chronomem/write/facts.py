@@ -20,9 +20,18 @@ from chronomem.engine.dialect import Conn
 from chronomem.recall.lexindex import index_document
 from chronomem.recall.semantic.vectors import store_vector
 from chronomem.text.entities import entity_key, extract_entities
+from chronomem.text.sameness import content_key
 from chronomem.text.tokens import terms
 
-__all__ = ["Prepared", "SystemClock", "insert_fact", "new_fact_id", "prepare"]
+__all__ = [
+    "Prepared",
+    "SystemClock",
+    "backfill_content_keys",
+    "find_duplicate",
+    "insert_fact",
+    "new_fact_id",
+    "prepare",
+]
 
 
 class SystemClock:
@@ -58,6 +67,7 @@ class Prepared:
     caller_named: bool
     terms: str
     claim: tuple[str, str] | None
+    content_key: str
 
 
 def prepare(data: FactInput) -> Prepared:
@@ -78,6 +88,7 @@ def prepare(data: FactInput) -> Prepared:
         caller_named=caller_named,
         terms=" ".join(sorted(set(terms(data.content)))),
         claim=parse_claim(data.content, names, data.category),
+        content_key=content_key(data.content),
     )
 
 
@@ -126,13 +137,14 @@ def insert_fact(
     cur = conn.execute(
         """INSERT INTO chronomem_facts (id, owner, content, category, trust, confidence, source,
                metadata, entities, terms, attr, value, system_time, valid_from, valid_until,
-               invalidated_at, superseded_by, forgotten, forget_reason)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid""",
+               invalidated_at, superseded_by, forgotten, forget_reason, content_key)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid""",
         (
             fid, owner, d.content, d.category, d.trust, d.confidence, d.source, d.metadata,
             json.dumps(p.names, ensure_ascii=False), p.terms, attr, value, system_time,
             d.valid_from if d.valid_from is not None else system_time,
             valid_until, invalidated_at, superseded_by, int(forgotten), reason,
+            p.content_key,
         ),
     )  # fmt: skip
     rowid = int(cur.fetchone()[0])
@@ -150,3 +162,47 @@ def insert_fact(
             list(itertools.permutations(sorted(entity_ids), 2)),
         )
     return FactId(fid, contradicts)
+
+
+def find_duplicate(conn: Conn, owner: str, p: Prepared) -> str | None:
+    """The id of the owner's active fact of the same category whose content is ``p``'s after
+    normalisation (see :mod:`chronomem.text.sameness`), or ``None``: one index probe.
+
+    On PostgreSQL two writers of the same new text could both find nothing and both insert,
+    so the check holds a transaction lock on (owner, key) until commit; the second writer
+    then sees the first one's fact. SQLite's writes are serial already.
+    """
+    if conn.dialect.for_update:  # an engine with concurrent writers
+        conn.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))",
+            ("chronomem.content:" + json.dumps([owner, p.content_key]),),
+        ).fetchone()
+    row = conn.execute(
+        f"""SELECT id FROM chronomem_facts
+            WHERE owner = ? AND content_key = ? AND kind = 'fact' AND invalidated_at IS NULL
+            AND category {conn.dialect.null_safe_equal} ?
+            ORDER BY rowid LIMIT 1""",
+        (owner, p.content_key, p.data.category),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def backfill_content_keys(conn: Conn, batch: int = 2000) -> int:
+    """Give every fact stored before ``content_key`` existed its key (the schema step that
+    adds the column runs this), ``batch`` rows at a time; returns how many were keyed."""
+    keyed, after = 0, 0
+    while True:
+        rows = conn.execute(
+            """SELECT rowid, content FROM chronomem_facts
+               WHERE rowid > ? AND kind = 'fact' AND content_key IS NULL
+               ORDER BY rowid LIMIT ?""",
+            (after, batch),
+        ).fetchall()
+        if not rows:
+            return keyed
+        conn.executemany(
+            "UPDATE chronomem_facts SET content_key = ? WHERE rowid = ?",
+            [(content_key(str(content)), int(rowid)) for rowid, content in rows],
+        )
+        keyed += len(rows)
+        after = int(rows[-1][0])

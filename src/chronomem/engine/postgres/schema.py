@@ -134,8 +134,20 @@ CREATE TABLE IF NOT EXISTS chronomem_vectors (
 )
 """
 
+# Version 6 (issue 18, "no duplicates" and "erase for real"; version 5 is another step of the
+# same issue): a fact's normalised-content key, indexed among active facts so remember's
+# duplicate check is one probe (older facts keyed: ``write.facts.backfill_content_keys``),
+# and the two columns of a purged item's tombstone.
+_V6 = """
+ALTER TABLE chronomem_facts ADD COLUMN content_key text COLLATE "C";
+ALTER TABLE chronomem_facts ADD COLUMN purged_at bigint;
+ALTER TABLE chronomem_facts ADD COLUMN purge_reason text;
+CREATE INDEX chronomem_facts_same_content ON chronomem_facts(owner, content_key)
+    WHERE kind = 'fact' AND invalidated_at IS NULL
+"""
+
 # Index i holds the statements that take the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
+_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V6)
 # The steps after which every item is indexed again.
 _REINDEX_AFTER = frozenset({_V3})
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -181,5 +193,9 @@ def migrate(conn: Conn, schema: str) -> None:
             from chronomem.recall.semantic.vectors import backfill
 
             backfill(conn)
+        if _MIGRATIONS[step] is _V6:
+            from chronomem.write.facts import backfill_content_keys
+
+            backfill_content_keys(conn)
         conn.execute("DELETE FROM chronomem_schema")
         conn.execute("INSERT INTO chronomem_schema (version) VALUES (?)", (step + 1,))

@@ -180,6 +180,26 @@ def _v6(conn: SQLiteConnection) -> None:
     backfill(conn)
 
 
+# Version 8 (issue 18, "no duplicates" and "erase for real"; version 7 is another step of the
+# same issue): a fact's normalised-content key, indexed among active facts so remember's
+# duplicate check is one probe, and the two columns of a purged item's tombstone.
+_V8 = """
+ALTER TABLE chronomem_facts ADD COLUMN content_key TEXT;
+ALTER TABLE chronomem_facts ADD COLUMN purged_at INTEGER;
+ALTER TABLE chronomem_facts ADD COLUMN purge_reason TEXT;
+CREATE INDEX chronomem_facts_same_content ON chronomem_facts(owner, content_key)
+    WHERE kind = 'fact' AND invalidated_at IS NULL
+"""
+
+
+def _v8(conn: SQLiteConnection) -> None:
+    """Every fact stored before the key existed gets its key."""
+    from chronomem.write.facts import backfill_content_keys
+
+    _script(_V8)(conn)
+    backfill_content_keys(conn)
+
+
 # Index i holds the step that takes the schema from version i to i + 1.
 _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _script(_V1),
@@ -188,6 +208,7 @@ _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _script(_V4),
     _v5,
     _v6,
+    _v8,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 

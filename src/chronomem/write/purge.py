@@ -1,0 +1,342 @@
+"""Erasing for real: an item's content and everything derived from it leave the database.
+
+``forget`` is soft on purpose (the audit trail an agent works with); a purge is an operator's
+act. Purging an item removes its content, category, metadata, claim, source (a fact's; an
+episode keeps its source, the id of the turn it came from, so indexing the session again does
+not bring the turn back), speaker, entity links (and the entities no other fact names), its
+lexical postings (with the document frequencies and corpus counters lowered by exactly what it
+added, and the context columns of the turns after it indexed again without it) and its
+semantic vector. What stays is a tombstone: id, kind, times, lineage (``superseded_by``, an episode's session and place),
+``purged_at`` and the reason, so supersede chains and session order stay whole. Erasing an
+owner removes every row of the owner, tombstones included.
+
+Records are purged a few per transaction (:data:`BATCH`), each whole inside one: a process
+killed mid-way leaves every item either untouched or a tombstone, and running the same call
+again finishes the work. On SQLite the connection runs with ``secure_delete`` (what is deleted
+is overwritten with zeros, not left in free pages; it stays on for the connection, since a
+purge is rare), the lexical index is merged (FTS5 keeps a deleted row's terms in its old
+segments until a merge) and the write-ahead log checkpointed and emptied, so no copy stays in
+the ``-wal`` file. On PostgreSQL deleted and updated rows stay on disk as dead tuples until
+``VACUUM`` (or, for the space, ``VACUUM FULL``) reclaims them; no query can see them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from datetime import timedelta
+from typing import NamedTuple
+
+from chronomem._errors import DatabaseError, InvalidArgumentError, UnknownIdError
+from chronomem._model import Purged
+from chronomem._validate import check_id, check_opt_text, check_text
+from chronomem.engine import facts as table
+from chronomem.engine.dialect import Conn
+from chronomem.engine.storage import Storage
+from chronomem.text.entities import entity_key
+from chronomem.write.unindex import Unindexer
+
+__all__ = [
+    "BATCH",
+    "erase_all",
+    "erase_owner",
+    "erasing",
+    "prune",
+    "purge_batches",
+    "purge_item",
+    "purge_rows",
+    "purge_session",
+]
+
+BATCH = 50
+"""Items purged per transaction by a prune or a session's purge."""
+
+
+class _Item(NamedTuple):
+    rowid: int
+    kind: str
+    session: str | None
+    seq: int | None
+    attr: str | None
+    purged_at: int | None
+
+
+def _returned(conn: Conn, sql: str, params: Sequence[object]) -> int:
+    """How many rows a ``... RETURNING 1`` statement touched (the cursor protocol has no
+    rowcount both engines fill the same way)."""
+    return len(conn.execute(sql, params).fetchall())
+
+
+def _unlink_entities(conn: Conn, owner: str, rowid: int) -> tuple[int, int]:
+    """Remove the fact's entity links, lower the co-occurrence weights it added, and delete
+    the entities no fact names any more; returns (links, entities) removed."""
+    ids = sorted(
+        int(r[0])
+        for r in conn.execute(
+            "DELETE FROM chronomem_fact_entities WHERE fact_rowid = ? RETURNING entity_id",
+            (rowid,),
+        ).fetchall()
+    )
+    if not ids:
+        return 0, 0
+    pairs = list(itertools.permutations(ids, 2))
+    conn.executemany(
+        "UPDATE chronomem_entity_links SET weight = weight - 1.0 WHERE src = ? AND dst = ?", pairs
+    )
+    # Weights are whole counts of facts, so "below one half" is "zero" without float doubt.
+    conn.executemany(
+        "DELETE FROM chronomem_entity_links WHERE src = ? AND dst = ? AND weight < 0.5", pairs
+    )
+    among, params = conn.dialect.in_list("e.id", ids)
+    orphans = [
+        int(r[0])
+        for r in conn.execute(
+            f"""SELECT e.id FROM chronomem_entities e WHERE e.owner = ? AND {among}
+                AND NOT EXISTS (SELECT 1 FROM chronomem_fact_entities fe
+                                WHERE fe.entity_id = e.id) ORDER BY e.id""",
+            (owner, *params),
+        ).fetchall()
+    ]
+    if orphans:
+        src, p1 = conn.dialect.in_list("src", orphans)
+        dst, p2 = conn.dialect.in_list("dst", orphans)
+        conn.execute(f"DELETE FROM chronomem_entity_links WHERE {src} OR {dst}", (*p1, *p2))
+        among, params = conn.dialect.in_list("id", orphans)
+        conn.execute(f"DELETE FROM chronomem_entities WHERE {among}", params)
+    return len(ids), len(orphans)
+
+
+_TOMBSTONE = """UPDATE chronomem_facts SET content = '', category = NULL, metadata = NULL,
+    entities = '[]', terms = '', attr = NULL, value = NULL, forget_reason = NULL,
+    content_key = NULL,
+    source = CASE WHEN kind = 'episode' THEN source ELSE NULL END,
+    speaker = CASE WHEN kind = 'episode' THEN '' ELSE NULL END,
+    invalidated_at = coalesce(invalidated_at, ?), purged_at = ?, purge_reason = ?
+    WHERE rowid = ?"""
+
+
+def _purge_one(conn: Conn, index: Unindexer, item: _Item, reason: str | None, now: int) -> Purged:
+    postings = index.remove(item.rowid, item.kind)
+    if item.kind == "episode" and item.session is not None and item.seq is not None:
+        index.refresh_followers(item.session, item.seq)
+    vectors = _returned(
+        conn, "DELETE FROM chronomem_vectors WHERE item = ? RETURNING 1", (item.rowid,)
+    )
+    links, entities = _unlink_entities(conn, index.owner, item.rowid)
+    conn.execute(_TOMBSTONE, (now, now, reason, item.rowid))
+    episode = item.kind == "episode"
+    return Purged(
+        facts=int(not episode), episodes=int(episode), entity_links=links, entities=entities,
+        claims=int(item.attr is not None), postings=postings, vectors=vectors,
+    )  # fmt: skip
+
+
+def purge_rows(
+    conn: Conn, owner: str, rowids: Sequence[int], reason: str | None, now: int
+) -> Purged:
+    """Purge the owner's items ``rowids`` inside the caller's transaction (already purged
+    ones are skipped). The sessions of episodes are locked first, in one order, then the
+    rows, then the counters (see :mod:`chronomem.write.unindex`), as writers lock them."""
+    if not rowids:
+        return Purged()
+    among, params = conn.dialect.in_list("rowid", list(rowids))
+    where = f"FROM chronomem_facts WHERE owner = ? AND {among}"
+    sessions = conn.execute(
+        f"SELECT DISTINCT session {where} AND kind = 'episode'", (owner, *params)
+    ).fetchall()
+    for (session,) in sorted(sessions):
+        conn.dialect.lock_session(conn, owner, session)
+    items = [
+        _Item._make(r)
+        for r in conn.execute(
+            f"""SELECT rowid, kind, session, seq, attr, purged_at {where}
+                ORDER BY rowid DESC{conn.dialect.for_update}""",
+            (owner, *params),
+        ).fetchall()
+    ]
+    index = Unindexer(conn, owner)
+    total = Purged()
+    # Newest first: a session's later turns are tombstones by the time their earlier ones go,
+    # so each purged turn re-indexes only the live turns after it.
+    for item in items:
+        if item.purged_at is None:
+            total += _purge_one(conn, index, item, reason, now)
+    index.flush()
+    return total
+
+
+def forget_speakers(conn: Conn, owner: str) -> None:
+    """Drop the owner's speaker keys (names) that no live episode has any more."""
+    live = {
+        entity_key(str(s))
+        for (s,) in conn.execute(
+            """SELECT DISTINCT speaker FROM chronomem_facts WHERE owner = ?
+               AND kind = 'episode' AND purged_at IS NULL""",
+            (owner,),
+        ).fetchall()
+    }
+    stale = [
+        (owner, key)
+        for (key,) in conn.execute(
+            "SELECT key FROM chronomem_speakers WHERE owner = ?", (owner,)
+        ).fetchall()
+        if key not in live
+    ]
+    conn.executemany("DELETE FROM chronomem_speakers WHERE owner = ? AND key = ?", stale)
+
+
+def purge_batches(
+    db: Storage,
+    owner: str,
+    select: Callable[[Conn, int], list[int]],
+    reason: str | None,
+    now: Callable[[], int],
+) -> Purged:
+    """Purge, :data:`BATCH` items per transaction, the items ``select(conn, before)`` names
+    (rowids below ``before``, newest first, not yet purged), until it names none."""
+    total = Purged()
+    before = 2**62
+    while True:
+        with db.write() as conn:
+            rowids = select(conn, before)
+            if not rowids:
+                break
+            total += purge_rows(conn, owner, rowids, reason, now())
+        before = min(rowids)
+    with db.write() as conn:
+        forget_speakers(conn, owner)
+    return total
+
+
+def erase_owner(conn: Conn, owner: str) -> Purged:
+    """Delete every row of the owner in every chronomem table (inside the caller's
+    transaction); returns the counts."""
+    mine = "(SELECT rowid FROM chronomem_facts WHERE owner = ?)"
+    facts, episodes, claims = (
+        int(n or 0)
+        for n in conn.execute(
+            """SELECT count(*) FILTER (WHERE kind = 'fact'),
+                      count(*) FILTER (WHERE kind = 'episode'),
+                      count(*) FILTER (WHERE attr IS NOT NULL)
+               FROM chronomem_facts WHERE owner = ?""",
+            (owner,),
+        ).fetchone()
+    )
+    postings = sum(
+        len({t for c in row for t in str(c).split()})
+        for row in conn.execute(
+            f"SELECT body, ctx1, ctx2 FROM chronomem_lex WHERE rowid IN {mine}", (owner,)
+        )
+    )
+    if conn.dialect.for_update:  # PostgreSQL: the postings are rows of their own
+        conn.execute("DELETE FROM chronomem_postings WHERE owner = ?", (owner,))
+    conn.execute(f"DELETE FROM chronomem_lex WHERE rowid IN {mine}", (owner,))
+    vectors = _returned(
+        conn, f"DELETE FROM chronomem_vectors WHERE item IN {mine} RETURNING 1", (owner,)
+    )
+    links = _returned(
+        conn, f"DELETE FROM chronomem_fact_entities WHERE fact_rowid IN {mine} RETURNING 1",
+        (owner,),
+    )  # fmt: skip
+    conn.execute(
+        """DELETE FROM chronomem_entity_links
+           WHERE src IN (SELECT id FROM chronomem_entities WHERE owner = ?)""",
+        (owner,),
+    )
+    entities = _returned(
+        conn, "DELETE FROM chronomem_entities WHERE owner = ? RETURNING 1", (owner,)
+    )
+    tables = (
+        "chronomem_term_stats",
+        "chronomem_corpus",
+        "chronomem_speakers",
+    )
+    for counters in tables:
+        conn.execute(f"DELETE FROM {counters} WHERE owner = ?", (owner,))
+    conn.execute("DELETE FROM chronomem_facts WHERE owner = ?", (owner,))
+    return Purged(facts, episodes, links, entities, claims, postings, vectors)
+
+
+@contextlib.contextmanager
+def erasing(db: Storage) -> Iterator[None]:
+    """Run a purge so that, on SQLite, its bytes leave the file and the log (see the module's
+    docstring); a no-op wrapper on PostgreSQL. The caller has made sure no batch is open:
+    the log can only be emptied once every transaction of the connection has ended."""
+    from chronomem.engine.sqlite.db import Database
+
+    if not isinstance(db, Database):
+        yield
+        return
+    with db.lock:
+        db.conn.execute("PRAGMA secure_delete = ON")
+    yield
+    with db.write() as conn:
+        # FTS5 keeps a deleted row's terms in its older segments until they are merged.
+        conn.execute("INSERT INTO chronomem_lex (chronomem_lex) VALUES ('optimize')")
+    with db.lock:
+        busy = db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    if busy:
+        raise DatabaseError(
+            f"{db.path}: purged, but a reader kept the write-ahead log from being emptied, so "
+            "old copies may remain in it: close other readers and run the purge again (it "
+            "removes nothing more, and empties the log)"
+        )
+
+
+Clock = Callable[[], int]
+
+
+def _reason(reason: object) -> str | None:
+    return check_opt_text("reason", reason, max_bytes=2048)
+
+
+def purge_item(db: Storage, owner: str, item_id: object, reason: object, now: Clock) -> Purged:
+    """``ChronoMem.purge``: the owner's item ``item_id`` (an unknown id, or another owner's,
+    is :class:`UnknownIdError` and nothing is written)."""
+    fid, why = check_id(item_id), _reason(reason)
+    with db.read() as conn:
+        found = conn.execute(
+            "SELECT rowid FROM chronomem_facts WHERE id = ? AND owner = ?", (fid, owner)
+        ).fetchone()
+    if found is None:
+        raise UnknownIdError(fid)
+    rowid = int(found[0])
+    with erasing(db):
+        return purge_batches(
+            db, owner, lambda conn, before: [rowid] if rowid < before else [], why, now
+        )
+
+
+def purge_session(db: Storage, owner: str, session: object, reason: object, now: Clock) -> Purged:
+    """``ChronoMem.purge_session``: a session of none of the owner's episodes is refused."""
+    name, why = check_text("session", session, max_bytes=1024), _reason(reason)
+    with db.read() as conn:
+        if not table.has_session(conn, owner, name):
+            raise InvalidArgumentError("session", f"{name!r} has no episodes of this owner")
+    with erasing(db):
+        return purge_batches(
+            db, owner,
+            lambda conn, before: table.session_rowids(conn, owner, name, before, BATCH),
+            why, now,
+        )  # fmt: skip
+
+
+def prune(db: Storage, owner: str, older_than: object, now: Clock) -> Purged:
+    """``ChronoMem.prune``: the owner's episodes said more than ``older_than`` ago."""
+    if not isinstance(older_than, timedelta) or older_than <= timedelta(0):
+        raise InvalidArgumentError("episodes_older_than", "must be a positive timedelta")
+    cutoff = now() - older_than // timedelta(microseconds=1)
+    why = f"retention: episodes older than {older_than}"
+    with erasing(db):
+        return purge_batches(
+            db, owner,
+            lambda conn, before: table.old_episodes(conn, owner, cutoff, before, BATCH),
+            why, now,
+        )  # fmt: skip
+
+
+def erase_all(db: Storage, owner: str) -> Purged:
+    """``ChronoMem.erase_owner``: every row of the owner, in one transaction."""
+    with erasing(db), db.write() as conn:
+        return erase_owner(conn, owner)
