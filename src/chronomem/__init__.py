@@ -33,6 +33,7 @@ Documented decisions (the contract leaves them to us):
 
 from __future__ import annotations
 
+from ._async import AsyncChronoMem
 from ._errors import (
     ChronoMemError,
     DatabaseError,
@@ -44,7 +45,6 @@ from ._errors import (
     RecordNotFoundError,
     UnknownIdError,
 )
-from ._async import AsyncChronoMem
 from ._memory import ChronoMem
 from ._model import Contradiction, Episode, Fact, FactId, Purged
 from ._sessions import Indexed, Skipped, Turn
