@@ -6,9 +6,9 @@ episode keeps its source, the id of the turn it came from, so indexing the sessi
 not bring the turn back), speaker, entity links (and the entities no other fact names), its
 lexical postings (with the document frequencies and corpus counters lowered by exactly what it
 added, and the context columns of the turns after it indexed again without it) and its
-semantic vector. What stays is a tombstone: id, kind, times, lineage (``superseded_by``, an episode's session and place),
-``purged_at`` and the reason, so supersede chains and session order stay whole. Erasing an
-owner removes every row of the owner, tombstones included.
+semantic vector. What stays is a tombstone: id, kind, times, lineage (``superseded_by``, an
+episode's session and place), ``purged_at`` and the reason, so supersede chains and session
+order stay whole. Erasing an owner removes every row of the owner, tombstones included.
 
 Records are purged a few per transaction (:data:`BATCH`), each whole inside one: a process
 killed mid-way leaves every item either untouched or a tombstone, and running the same call
