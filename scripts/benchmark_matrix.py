@@ -44,6 +44,7 @@ from scripts.matrix import (  # noqa: E402  # after the sys.path fix above
     optional,
     peers,
     plots,
+    quiet,
     report,
     sessions,
     systems,
@@ -76,6 +77,7 @@ QUICK: dict[str, Any] = {
     "cost_mcp_size": 1_000,
     "adapter_sizes": [50, 300],  # both adapters together: under 10 s
     "engine_sizes": [1_000],
+    "cost_runs": 2,  # the spread and its verdicts are exercised, not measured
 }
 FULL: dict[str, Any] = {
     "hardware_sizes": [0, 10_000, 100_000, 1_000_000],
@@ -90,6 +92,7 @@ FULL: dict[str, Any] = {
     "cost_mcp_size": 10_000,
     "adapter_sizes": [100, 10_000],
     "engine_sizes": [10_000, 1_000_000],
+    "cost_runs": 3,
 }
 
 
@@ -111,6 +114,7 @@ def _graded(
     factories: list[Callable[[], systems.MemorySystem]] = [
         baselines.FlatMemory,
         lambda: baselines.VectorStore(model),
+        lambda: systems.ChronoMemSentencesSystem(tmp / f"graded-{time.time_ns()}.db"),
         lambda: systems.ChronoMemSystem(tmp / f"graded-{time.time_ns()}.db"),
     ]
     return graded.run_graded(corpus, factories, log)
@@ -156,6 +160,7 @@ def _measure(
             seed=seed,
             cache_dir=cfg["cache_dir"],
             log=log,
+            runs=cfg["cost_runs"],
         )
     if name == "engines":
         from scripts.matrix import engines  # starts its own PostgreSQL server
@@ -228,6 +233,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "--render-only", action="store_true", help="redraw report and plots from results.json"
     )
     parser.add_argument("--sizes", help="override the hardware sizes, e.g. 0,10000,100000")
+    parser.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="measure a full run even with uncommitted changes under src/ or scripts/ "
+        "(the report then says so)",
+    )
     return parser.parse_args(argv)
 
 
@@ -251,6 +262,13 @@ def main(argv: list[str] | None = None) -> int:
         _render(json.loads((out / "results.json").read_text()), out)
         return 0
     _preflight()
+    code = machine.code_state(REPO)
+    if not args.quick and code["dirty"] and not args.allow_dirty:
+        raise SystemExit(
+            "refusing a full run with uncommitted changes under src/ or scripts/ (a figure must "
+            "come from one commit): commit them, or pass --allow-dirty\n" + "\n".join(code["dirty"])
+        )
+    quiet.patient(not args.quick)
     started = time.monotonic()
     log = _log_fn(started)
     results_file = out / "results.json"
@@ -262,13 +280,18 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="chronomem-bench-") as tmp:
         for name in chosen:
             section_started = time.monotonic()
-            load = os.getloadavg()[0]  # other work on the machine skews absolute times
+            load, waited = quiet.settle()  # other work on the machine skews absolute times
             results[name] = _measure(name, cfg, args.seed, log, Path(tmp))
             results[name]["load_before"] = load
-            results[name]["code"] = machine.code_state(REPO)
+            results[name]["load_after"] = os.getloadavg()[0]
+            results[name]["load_waited_s"] = waited
+            results[name]["code"] = code["label"]
+            results[name]["commit"] = code["commit"]
             results[name]["seconds"] = time.monotonic() - section_started
             results[name]["mode"] = "quick" if args.quick else "full"
     results["meta"] = {
+        "commit": code["commit"],
+        "dirty": code["dirty"],
         "machine": machine.describe(),
         "seed": args.seed,
         "mode": "quick" if args.quick else "full",

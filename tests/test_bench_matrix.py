@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import re
+import sqlite3
+import types
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
+import pytest
+from scripts.matrix import peers, quiet
 from scripts.matrix.adapter_tables import adapter_verdicts
-from scripts.matrix.cost_tables import cost_verdicts, verdict_lines
+from scripts.matrix.cost_tables import cost_tables, cost_verdicts, verdict_lines
+from scripts.matrix.durability import chronica_setting, chronomem_setting, read_setting
 from scripts.matrix.session_tables import session_losses, session_table
 from scripts.matrix.talk import conversation_queries, turns
 
@@ -85,7 +96,8 @@ def test_cost_verdicts_name_every_miss_from_the_measurements() -> None:
     missed = {v.what for v in verdicts if not v.met}
     assert missed == {
         "recall p50, 10,000 facts",
-        "serial durable `remember_episode`, on 10,000 episodes",
+        "serial `remember_episode` at `synchronous=NORMAL` (survives a killed process), "
+        "on 10,000 episodes",
         "MCP `chronomem_recall` p50 vs a trivial tool, 10,000 facts",
     }
     text = "\n".join(verdict_lines(verdicts))
@@ -96,7 +108,11 @@ def test_cost_verdicts_name_every_miss_from_the_measurements() -> None:
 def test_sizes_without_a_goal_are_not_judged() -> None:
     verdicts = cost_verdicts(_cost(1_000, facts_p50=9.0, episode_rate=2500.0, mcp_ratio=9.0))
     assert [(v.what, v.met) for v in verdicts] == [
-        ("serial durable `remember_episode`, on 1,000 episodes", True)
+        (
+            "serial `remember_episode` at `synchronous=NORMAL` (survives a killed process), "
+            "on 1,000 episodes",
+            True,
+        )
     ]
     assert verdict_lines(verdicts)[-1] == "Met 1 of 1 goals in this run."
 
@@ -143,3 +159,309 @@ def test_adapter_goal_takes_the_worst_size_at_the_same_durability() -> None:
     flat = {v.what.split(", ")[1]: v.met for v in verdicts[6:]}
     assert flat == {"FULL": False, "NORMAL": True}
     assert "Met 4 of 8 goals in this run." in verdict_lines(verdicts)
+
+
+# --- issue 24: like with like ----------------------------------------------------------------
+
+
+def _loads(*values: float) -> Callable[[], float]:
+    """A load average that reads ``values`` in turn, then the last one forever."""
+    it = iter(values)
+    last = [values[-1]]
+
+    def read() -> float:
+        last[0] = next(it, last[0])
+        return last[0]
+
+    return read
+
+
+def test_a_row_under_load_waits_then_is_measured_again() -> None:
+    slept: list[float] = []
+    runs: list[int] = []
+
+    def measure() -> int:
+        runs.append(1)
+        return len(runs)
+
+    # before 3.0 (waits 10 s, still 3.0 -> measures), after 2.0 -> again; then quiet
+    load = _loads(3.0, 3.0, 3.0, 2.0, 0.5, 0.4)
+    result, record = quiet.guarded(
+        "row", measure, lambda _: None,
+        wait_s=10, attempts=2, load=load, sleep=slept.append,
+    )  # fmt: skip
+    assert result == 2
+    assert len(runs) == 2
+    assert record == {
+        "before": 0.5, "after": 0.4, "waited_s": 10.0, "attempts": 2, "under_load": False,
+    }  # fmt: skip
+    assert sum(slept) == 10.0  # bounded: never more than wait_s per attempt
+
+
+def test_a_row_still_under_load_is_marked_not_hidden() -> None:
+    messages: list[str] = []
+    _, record = quiet.guarded(
+        "row", lambda: None, messages.append, wait_s=5, attempts=2, load=_loads(4.0),
+        sleep=lambda _: None,
+    )  # fmt: skip
+    assert record["under_load"]
+    assert (record["attempts"], record["waited_s"]) == (2, 10.0)
+    assert quiet.under_load([{"load": record}, {"load": {"under_load": False}}]) == [
+        {"load": record}
+    ]
+    assert "still under load" in messages[-1]
+
+
+def test_a_goal_is_met_only_when_every_run_meets_it() -> None:
+    assert quiet.judge(1.2, 1.4, at_most=1.5) == "met"
+    assert quiet.judge(1.2, 2.9, at_most=1.5) == "within noise"
+    assert quiet.judge(1.6, 2.9, at_most=1.5) == "missed"
+    assert quiet.judge(2100, 3000, at_least=2000) == "met"
+    assert quiet.judge(1400, 3000, at_least=2000) == "within noise"
+    assert quiet.spread([3.0, 1.0, 2.0]) == {"median": 2.0, "low": 1.0, "high": 3.0, "runs": 3.0}
+
+
+def _spread(*values: float) -> dict[str, float]:
+    return quiet.spread(list(values))
+
+
+def _cost_runs(
+    recall: tuple[float, ...], normal: tuple[float, ...], full: tuple[float, ...]
+) -> dict[str, Any]:
+    """A cost section in today's shape: several runs, both durability settings."""
+    row = {
+        "size": 10_000,
+        "fill": {k: {"fill_s": 1.0, "cached": True} for k in ("facts", "episodes")},
+        "recall_ms": {k: {"p50": 1.0, "p95": 2.0} for k in ("facts", "episodes")},
+        "recall_p50_ms": {"facts": _spread(*recall), "episodes": _spread(1.0, 1.1, 1.2)},
+        "writes_per_s": {
+            call: {"NORMAL": _spread(*normal), "FULL": _spread(*full)}
+            for call in ("remember_episode", "remember")
+        },
+        "load": [{"before": 0.2, "after": 0.3, "under_load": False}],
+    }
+    section = _cost(10_000, 1.0, 2500.0, 1.0)
+    section["rows"] = [row]
+    section["mcp"] = {}
+    return section
+
+
+def test_cost_straddling_a_goal_is_within_noise_and_each_setting_says_what_it_survives() -> None:
+    # recall p50 1.48 in one run, 2.90 in another (issue 24's own figures): not "met"
+    section = _cost_runs(recall=(1.48, 2.1, 2.90), normal=(2100, 2300, 2500), full=(300, 320, 350))
+    verdicts = {v.what: v for v in cost_verdicts(section)}
+    facts = verdicts["recall p50, 10,000 facts"]
+    assert (facts.met, facts.noise) == (False, True)
+    assert facts.measured == "2.10 ms (1.48 to 2.90, 3 runs)"
+    normal = verdicts[
+        "serial `remember_episode` at `synchronous=NORMAL` (survives a killed process), "
+        "on 10,000 episodes"
+    ]
+    full = verdicts[
+        "serial `remember_episode` at `synchronous=FULL` (survives power loss), on 10,000 episodes"
+    ]
+    assert normal.met
+    assert (full.met, full.noise) == (False, False)
+    text = "\n".join(verdict_lines(list(verdicts.values())))
+    assert (
+        "| recall p50, 10,000 facts | <= 1.5 ms | 2.10 ms (1.48 to 2.90, 3 runs) | within noise |"
+        in text
+    )
+    assert "Met 2 of 4 goals in this run. 1 within run-to-run noise" in text
+    assert "synchronous=FULL" in text.split("**Where we miss.**")[1]
+    table = "\n".join(cost_tables(section))
+    assert "`synchronous=NORMAL` (survives a killed process)" in table
+    assert "`synchronous=FULL` (survives power loss)" in table
+    assert "2,300 (2,100 to 2,500, 3 runs) (`remember_episode`)" in table
+
+
+def test_an_older_cost_row_is_shown_as_what_it_measured_normal_only() -> None:
+    old = _cost(10_000, facts_p50=1.48, episode_rate=3193.0, mcp_ratio=1.0)
+    table = "\n".join(cost_tables(old))
+    assert (
+        "| 10,000 | episodes | 1.00 / 2.00 | 3,193 (`remember_episode`) | not measured |" in table
+    )
+    whats = [v.what for v in cost_verdicts(old)]
+    assert not any("FULL" in w for w in whats)  # never judged at a setting it did not run
+
+
+def test_durability_is_read_from_the_connection(tmp_path: Path) -> None:
+    from chronica.stores.sqlite import SQLiteStore
+    from chronomem import ChronoMem
+
+    with SQLiteStore(tmp_path / "c.db", synchronous="FULL") as store:
+        assert chronica_setting(store) == "FULL"
+    with SQLiteStore(tmp_path / "d.db") as store:
+        assert chronica_setting(store) == "NORMAL"
+    with ChronoMem(tmp_path / "m.db", owner="o", synchronous="FULL") as mem:
+        assert chronomem_setting(mem) == "FULL"
+    conn = sqlite3.connect(tmp_path / "x.db")
+    conn.execute("PRAGMA synchronous = OFF")
+    assert read_setting(conn) == "OFF"  # what it reports, even a setting nobody asked for
+    conn.close()
+
+
+class _Recorder:
+    """An MCP client session that records the tool calls it is asked to make."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def call_tool(self, name: str, args: dict[str, Any]) -> Any:
+        self.calls.append((name, args))
+        return types.SimpleNamespace(is_error=False, content=[])
+
+
+def test_the_reference_server_is_updated_as_its_users_would() -> None:
+    old = peers.PeerFact("Ana Lee 00001", "city", "Ana Lee 00001 lives in Oslo.")
+    new = peers.PeerFact("Ana Lee 00001", "city", "Ana Lee 00001 lives in Rome.")
+    driver, session = peers.ReferenceMemoryServer(), _Recorder()
+
+    async def go() -> None:
+        await driver.ingest(session, old)  # type: ignore[arg-type]  # a stand-in session
+        await driver.update(session, old, new)  # type: ignore[arg-type]  # as above
+
+    asyncio.run(go())
+    assert [name for name, _ in session.calls] == [
+        "create_entities", "delete_observations", "add_observations",
+    ]  # fmt: skip
+    assert session.calls[1][1] == {
+        "deletions": [{"entityName": old.entity, "observations": [old.content]}]
+    }
+    assert session.calls[2][1]["observations"][0]["contents"] == [new.content]
+    assert (driver.update_calls, peers.ChronoMemServer.update_calls) == (2, 1)
+
+
+def test_peers_alternate_which_server_goes_first() -> None:
+    order: list[str] = []
+
+    class Fake:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+    async def call(driver: Any, session: Any, item: int) -> int:
+        order.append(driver.name)
+        return item
+
+    pairs = [(Fake("ref"), None), (Fake("cm"), None)]
+    out = asyncio.run(peers._alternating(pairs, call, [1, 2, 3]))  # type: ignore[arg-type]  # fakes
+    assert order == ["ref", "cm", "cm", "ref", "ref", "cm"]
+    assert out["ref"][1] == out["cm"][1] == [1, 2, 3]
+
+
+def test_chronomem_with_sentences_only_gets_what_the_baselines_get(tmp_path: Path) -> None:
+    from scripts.matrix.data import Event, GradedFact
+    from scripts.matrix.systems import ChronoMemSentencesSystem
+
+    from chronomem import Fact
+
+    when = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    first = GradedFact("Ana lives in Oslo.", "Ana", "city", ("Ana",), when)
+    moved = GradedFact("Ana lives in Rome.", "Ana", "city", ("Ana",), when)
+    system = ChronoMemSentencesSystem(tmp_path / "s.db")
+    try:
+        system.ingest(Event(first))
+        system.ingest(Event(moved, replaces=first))  # no supersede: both stay current
+        stored = [f for f in system.mem.recall("Ana lives", limit=10) if isinstance(f, Fact)]
+        assert {f.content for f in stored} == {first.content, moved.content}
+        # no category, source or validity time given; entities are chronomem's own reading
+        assert {(f.category, f.source) for f in stored} == {(None, None)}
+        assert all(f.valid_from > when for f in stored)
+        assert all(f.superseded_by is None for f in stored)
+    finally:
+        system.close()
+
+
+def test_a_full_run_refuses_a_dirty_tree_and_records_its_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import scripts.benchmark_matrix as bm
+    from scripts.matrix import machine
+
+    state = {"commit": "a" * 40, "dirty": [" M src/chronomem/_memory.py"], "label": "aaaaaaa"}
+    monkeypatch.setattr(machine, "code_state", lambda repo: state)
+    monkeypatch.setattr(bm, "_preflight", lambda: None)
+    monkeypatch.setattr(bm, "_measure", lambda *a: {"rows": []})
+    monkeypatch.setattr(bm, "_render", lambda results, out: None)
+    monkeypatch.setattr(quiet, "settle", lambda: (0.1, 0.0))
+    argv = ["--only", "sessions", "--out", str(tmp_path)]
+    with pytest.raises(SystemExit, match="uncommitted changes under src/ or scripts/"):
+        bm.main(argv)
+    assert not (tmp_path / "results.json").exists()
+    assert bm.main([*argv, "--allow-dirty"]) == 0
+    meta = json.loads((tmp_path / "results.json").read_text())["meta"]
+    assert (meta["commit"], meta["dirty"]) == ("a" * 40, state["dirty"])
+    state["dirty"] = []
+    assert bm.main(argv) == 0
+
+
+# --- issue 24 item 7: every figure in the docs has a source a test compares it with ----------
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_results_md_is_the_report_of_results_json() -> None:
+    from scripts.matrix import report
+
+    results = json.loads((REPO / "bench" / "results.json").read_text())
+    assert (REPO / "bench" / "results.md").read_text() == report.render(results)
+
+
+@pytest.mark.parametrize("name", ["locomo", "locomo_postgres"])
+def test_locomo_md_is_the_report_of_its_json(name: str) -> None:
+    from scripts import eval_locomo
+
+    text = (REPO / "bench" / f"{name}.md").read_text()
+    source = re.search(r"from `([^`]+)`", text)
+    assert source is not None
+    data = json.loads((REPO / "bench" / f"{name}.json").read_text())
+    assert text == eval_locomo.markdown(data, source.group(1))
+
+
+def _page_times() -> list[tuple[str, float, str]]:
+    """Every row of docs/ui/perf.md (written by scripts/ui_perf.py): page, worst open, goal."""
+    rows = []
+    for line in (REPO / "docs" / "ui" / "perf.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 5 and cells[2].replace(".", "").isdigit():
+            rows.append((cells[0], float(cells[2]), cells[4]))
+    return rows
+
+
+def test_the_inspector_page_time_claim_is_what_ui_perf_measured() -> None:
+    inspector = (REPO / "docs" / "inspector.md").read_text()
+    perf = (REPO / "docs" / "ui" / "perf.md").read_text()
+    claimed = {int(n) for n in re.findall(r"under (\d+) ms", inspector)}
+    goals = {int(n) for n in re.findall(r"Goal: open under (\d+) ms", perf)}
+    assert claimed == goals == {300}
+    rows = _page_times()
+    assert len(rows) >= 10  # both engines' tables were read
+    assert all(worst < min(claimed) and verdict == "met" for _, worst, verdict in rows), rows
+
+
+_GENERATED = re.compile(r"<!-- generated: \w+ -->\n.*?<!-- /generated -->", re.S)
+# A figure with a unit, or a result said to be within the noise (issue 24 item 7's example).
+_FIGURE = re.compile(r"\d[\d,.]*\s*(ms|µs|/s|x|%)\b|than the noise|\bmicroseconds\b", re.I)
+# Each number-like claim left in prose, and why it may stand.
+_SOURCED = {
+    "docs/inspector.md": {"300 ms": "test_the_inspector_page_time_claim_is_what_ui_perf_measured"},
+    "docs/benchmarks.md": {"1x": "defines a ratio's reading (above 1x: the adapter is faster)"},
+}
+
+
+def test_no_figure_in_the_docs_prose_without_a_source() -> None:
+    """A measured figure in README.md or docs/ lives in a generated block (rendered from bench/
+    by scripts/readme_tables.py) or in a page a script writes; one typed in prose needs a test
+    that compares it with its source, listed in ``_SOURCED``."""
+    found = []
+    for page in [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]:
+        rel = page.relative_to(REPO).as_posix()
+        if rel == "docs/ui/perf.md":  # written whole by scripts/ui_perf.py
+            continue
+        text = re.sub(r"```.*?```", "", _GENERATED.sub("", page.read_text()), flags=re.S)
+        for m in _FIGURE.finditer(text):
+            if m.group(0) not in _SOURCED.get(rel, {}):
+                found.append(
+                    f"{rel}: {m.group(0)!r} in {text[max(0, m.start() - 60) : m.end() + 20]!r}"
+                )
+    assert not found, "\n".join(found)

@@ -4,12 +4,21 @@ For each size a fresh worker process (``python -m scripts.matrix.cost '<json spe
 two files side by side, one of facts and one of episodes (conversation turns from
 :mod:`.talk`), and times ``recall(limit=10)`` on them in alternation, so the machine's drift
 hits both alike; then serial ``remember_episode`` and ``remember`` calls, each its own
-durable transaction. Large files are built in big transactions (``ChronoMem.batch`` and
-``remember_episodes``; not timed) and cached by a hash of the write path, as matrix 1's are.
+transaction, alternating between two connections on each file: one at ``synchronous=NORMAL``
+(an acknowledged write survives a killed process) and one at ``FULL`` (it survives power loss),
+each connection's setting read back from SQLite, never assumed. Large files are built in big
+transactions (``ChronoMem.batch`` and ``remember_episodes``; not timed) and cached by a hash of
+the write path, as matrix 1's are.
+
+Figures at this scale move between runs on a shared machine (recall p50 at 10,000 facts was
+1.48 ms in one run and 2.90 ms in another), so every size runs several times in fresh
+processes, each on a quiet machine if one comes (:mod:`.quiet`); a row reports the median of
+the runs with the lowest and highest, and a goal is met only when every run meets it.
 
 Over MCP stdio at one size, ``chronomem serve`` answers ``chronomem_recall`` in alternation
 with a trivial ``echo`` tool on the same SDK (:mod:`.trivial_server`), both driven by one
-client in one run: the ratio is what recall costs beyond the SDK's own per-call overhead.
+client in one run: the ratio is what recall costs beyond the SDK's own per-call overhead; its
+spread is the ratio in each of four consecutive stretches of the run.
 """
 
 from __future__ import annotations
@@ -17,11 +26,13 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -34,7 +45,9 @@ from chronomem import ChronoMem
 from chronomem import Turn as Said
 
 from .data import scaling_queries, synthetic_facts
+from .durability import SETTINGS, chronomem_setting
 from .hardware import REPO
+from .quiet import guarded, spread
 from .stats import percentiles
 from .talk import Turn, conversation_queries, turns
 from .worker import write_path_digest
@@ -50,6 +63,8 @@ GOALS: dict[str, Any] = {
 _OWNER = "bench"
 _BATCH = 20_000
 KINDS = ("facts", "episodes")
+_QS = ("p50", "p95", "p99", "mean")
+_BLOCKS = 4  # stretches of the MCP run whose ratios give its spread
 
 
 def _fill_key(kind: str, size: int, seed: int) -> str:
@@ -114,19 +129,25 @@ def _recall(mems: dict[str, ChronoMem], spec: dict[str, Any]) -> dict[str, list[
     return samples
 
 
-def _serial(mems: dict[str, ChronoMem], spec: dict[str, Any]) -> dict[str, list[float]]:
-    """``serial`` new episodes and facts, each its own transaction, timed one by one."""
+def _serial(mems: dict[str, dict[str, ChronoMem]], spec: dict[str, Any]) -> dict[str, Any]:
+    """``serial`` new episodes and facts, each its own transaction, timed one by one, at each
+    durability setting in turn (two connections on one file), so drift hits both alike."""
     size, serial, seed = spec["size"], spec["serial"], spec["seed"]
     new_turns: list[Turn] = list(islice(turns(size + serial, seed=seed), size, None))
     new_facts = list(islice(synthetic_facts(size + serial, seed=seed), size, None))
-    out: dict[str, list[float]] = {"remember_episode": [], "remember": []}
-    for t, f in zip(new_turns, new_facts, strict=True):
+    out: dict[str, Any] = {
+        call: {s: [] for s in SETTINGS} for call in ("remember_episode", "remember")
+    }
+    for i, (t, f) in enumerate(zip(new_turns, new_facts, strict=True)):
+        setting = SETTINGS[i % 2]
         started = time.perf_counter()
-        mems["episodes"].remember_episode(t.content, speaker=t.speaker, session=t.session, at=t.at)
-        out["remember_episode"].append(time.perf_counter() - started)
+        mems["episodes"][setting].remember_episode(
+            t.content, speaker=t.speaker, session=t.session, at=t.at
+        )
+        out["remember_episode"][setting].append(time.perf_counter() - started)
         started = time.perf_counter()
-        mems["facts"].remember(f.content, category=f.category, entities=list(f.entities))
-        out["remember"].append(time.perf_counter() - started)
+        mems["facts"][setting].remember(f.content, category=f.category, entities=list(f.entities))
+        out["remember"][setting].append(time.perf_counter() - started)
     return out
 
 
@@ -140,13 +161,22 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
         fills[kind] = _filled(kind, spec, paths[kind])
         if spec.get("keep"):  # an untouched copy for the MCP run, before the serial writes
             shutil.copyfile(paths[kind], folder / f"mcp-{kind}.db")
-    mems = {k: ChronoMem(p, owner=_OWNER) for k, p in paths.items()}
+    mems = {
+        k: {s: ChronoMem(p, owner=_OWNER, synchronous=s) for s in SETTINGS}
+        for k, p in paths.items()
+    }
     try:
-        recall = _recall(mems, spec)
+        read_back = {
+            f"{k} {s}": chronomem_setting(m) for k, by in mems.items() for s, m in by.items()
+        }
+        if any(got != name.split()[1] for name, got in read_back.items()):
+            raise SystemExit(f"cost: a connection runs at another setting than asked: {read_back}")
+        recall = _recall({k: by["NORMAL"] for k, by in mems.items()}, spec)
         serial = _serial(mems, spec)
     finally:
-        for mem in mems.values():
-            mem.close()
+        for by in mems.values():
+            for mem in by.values():
+                mem.close()
     return {"size": spec["size"], "fill": fills, "recall": recall, **serial}
 
 
@@ -170,16 +200,38 @@ def _ms(samples: list[float]) -> dict[str, float]:
     return {k: 1000 * v for k, v in percentiles(samples).items()}
 
 
-def _row(raw: dict[str, Any]) -> dict[str, Any]:
+def _run_summary(raw: dict[str, Any]) -> dict[str, Any]:
+    """One worker run: recall percentiles per kind, serial write rates per call and setting."""
     return {
-        "size": raw["size"],
-        "fill": raw["fill"],
         "recall_ms": {k: _ms(raw["recall"][k]) for k in KINDS},
-        "remember_episode_per_s": len(raw["remember_episode"]) / sum(raw["remember_episode"]),
-        "remember_episode_ms": _ms(raw["remember_episode"]),
-        "remember_per_s": len(raw["remember"]) / sum(raw["remember"]),
-        "serial": len(raw["remember"]),
-        "queries": len(raw["recall"]["facts"]),
+        "writes_per_s": {
+            call: {s: len(raw[call][s]) / sum(raw[call][s]) for s in SETTINGS}
+            for call in ("remember_episode", "remember")
+        },
+        "remember_episode_ms": {s: _ms(raw["remember_episode"][s]) for s in SETTINGS},
+    }
+
+
+def _row(runs: list[dict[str, Any]], loads: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several runs of one size: each run's figures, and the median of each with its spread."""
+    summaries = [_run_summary(raw) for raw in runs]
+    first = runs[0]
+    return {
+        "size": first["size"],
+        "fill": first["fill"],
+        "runs": summaries,
+        "recall_ms": {  # each percentile's median over the runs
+            k: {q: statistics.median(s["recall_ms"][k][q] for s in summaries) for q in _QS}
+            for k in KINDS
+        },
+        "recall_p50_ms": {k: spread([s["recall_ms"][k]["p50"] for s in summaries]) for k in KINDS},
+        "writes_per_s": {
+            call: {s: spread([r["writes_per_s"][call][s] for r in summaries]) for s in SETTINGS}
+            for call in ("remember_episode", "remember")
+        },
+        "serial": sum(len(first["remember"][s]) for s in SETTINGS),
+        "queries": len(first["recall"]["facts"]),
+        "load": loads,
     }
 
 
@@ -221,7 +273,20 @@ async def _mcp(folder: Path, queries: dict[str, list[str]], calls: int) -> dict[
                         samples[name].append(time.perf_counter() - started)
                     if result.is_error:
                         raise SystemExit(f"cost: {tool} failed over MCP: {result.content}")
-    return {name: _ms(s) for name, s in samples.items()} | {"calls": calls}
+    out: dict[str, Any] = {name: _ms(s) for name, s in samples.items()} | {"calls": calls}
+    out["ratio_p50"] = {kind: spread(_block_ratios(samples, kind)) for kind in KINDS}
+    return out
+
+
+def _block_ratios(samples: dict[str, list[float]], kind: str) -> list[float]:
+    """The p50 ratio of ``kind`` to the trivial tool in each of ``_BLOCKS`` consecutive
+    stretches of the alternating calls: how much the ratio moves within one run."""
+    n = len(samples["trivial"]) // _BLOCKS
+    return [
+        percentiles(samples[kind][b * n : (b + 1) * n])["p50"]
+        / percentiles(samples["trivial"][b * n : (b + 1) * n])["p50"]
+        for b in range(_BLOCKS)
+    ]
 
 
 def run_cost(
@@ -233,26 +298,35 @@ def run_cost(
     seed: int,
     cache_dir: str | None,
     log: Callable[[str], None],
+    runs: int = 3,
 ) -> dict[str, Any]:
-    """Every size in its own worker process, then the MCP comparison at ``mcp_size``."""
+    """Every size ``runs`` times, each in its own worker process on a quiet machine if one
+    comes (:func:`.quiet.guarded`), then the MCP comparison at ``mcp_size``."""
     rows: list[dict[str, Any]] = []
     mcp: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="chronomem-bench-") as tmp:
         for size in sizes:
-            log(f"cost: {size:,} facts beside {size:,} episodes, recall + serial writes")
             spec: dict[str, Any] = {"size": size, "serial": serial, "queries": queries}
             spec |= {"seed": seed, "cache_dir": cache_dir, "dir": tmp, "keep": size == mcp_size}
-            rows.append(_row(_spawn(spec)))
-            for stale in Path(tmp).glob(f"*-{size}.db*"):
-                stale.unlink()
+            raws, loads = [], []
+            for run in range(1, runs + 1):
+                log(f"cost: {size:,} facts beside {size:,} episodes, run {run} of {runs}")
+                raw, load = guarded(f"cost {size:,} run {run}", partial(_spawn, spec), log)
+                raws.append(raw)
+                loads.append(load)
+                for stale in Path(tmp).glob(f"*-{size}.db*"):
+                    stale.unlink()
+            rows.append(_row(raws, loads))
         if mcp_size in sizes:
             log(f"cost: chronomem_recall vs a trivial tool over MCP stdio at {mcp_size:,}")
             asks = {
                 "facts": scaling_queries(queries, seed=seed, population=mcp_size),
                 "episodes": _episode_queries(mcp_size, queries, seed),
             }
-            mcp = anyio.run(_mcp, Path(tmp), asks, 2 * queries)
-            mcp["size"] = mcp_size
+            mcp, load = guarded(
+                "cost MCP", lambda: anyio.run(_mcp, Path(tmp), asks, 2 * queries), log
+            )
+            mcp |= {"size": mcp_size, "load": load}
     return {"goals": GOALS, "rows": rows, "mcp": mcp}
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from .hardware import collect, fill_then_measure, spawn, summarise
+from .quiet import guarded
 
 __all__ = ["VARIANTS", "run_environment"]
 
@@ -38,7 +40,7 @@ def _one(tmp: str, name: str, extra: dict[str, Any], base: dict[str, Any]) -> di
 
 def _two_processes(tmp: str, base: dict[str, Any]) -> dict[str, Any]:
     """Fill once, then two workers append and recall on the same file at the same moment."""
-    db = str(Path(tmp) / "env-shared.db")
+    db = str(Path(tmp) / f"env-shared-{time.time_ns()}.db")  # a row measured again starts over
     collect(spawn({**base, "db": db, "mode": "fill"}))
     half_serial, half_queries = base["serial"] // 2, base["queries"] // 2
     start_at = time.time() + 1.5  # both interpreters are importing chronomem by then
@@ -92,7 +94,9 @@ def run_environment(
     with tempfile.TemporaryDirectory(prefix="chronomem-bench-") as tmp:
         for name, extra in VARIANTS:
             log(f"environment: {name}")
-            rows.append(_one(tmp, name, extra, base))
+            row, load = guarded(name, partial(_one, tmp, name, extra, base), log)
+            rows.append(row | {"load": load})
         log("environment: two processes sharing one file")
-        rows.append(_two_processes(tmp, base))
+        row, load = guarded("two processes", partial(_two_processes, tmp, base), log)
+        rows.append(row | {"load": load})
     return rows

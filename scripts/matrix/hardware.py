@@ -7,9 +7,11 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .quiet import guarded
 from .stats import percentiles
 
 __all__ = ["REPO", "collect", "fill_then_measure", "run_hardware", "spawn", "summarise"]
@@ -68,6 +70,17 @@ def summarise(raw: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _remove(db: str) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(db + suffix).unlink(missing_ok=True)
+
+
+def _fresh(spec: dict[str, Any]) -> dict[str, Any]:
+    """:func:`fill_then_measure` from an empty file: a row measured again starts over."""
+    _remove(spec["db"])
+    return fill_then_measure(spec)
+
+
 def run_hardware(
     sizes: list[int],
     *,
@@ -93,7 +106,7 @@ def run_hardware(
                 "cache_dir": cache_dir,
                 "fill_budget_s": fill_budget_s,
             }
-            rows.append(summarise(fill_then_measure(spec)))
-            for suffix in ("", "-wal", "-shm"):
-                Path(db + suffix).unlink(missing_ok=True)
+            raw, load = guarded(f"hardware {size:,}", partial(_fresh, spec), log)
+            rows.append(summarise(raw) | {"load": load})
+            _remove(db)
     return rows

@@ -8,6 +8,7 @@ import platform
 import sqlite3
 import subprocess
 from pathlib import Path
+from typing import Any
 
 __all__ = ["code_state", "describe"]
 
@@ -73,15 +74,19 @@ def describe() -> dict[str, str]:
     return info
 
 
-def code_state(repo: Path) -> str:
-    """The commit measured, flagged when chronomem/chronica sources differ from it."""
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def code_state(repo: Path) -> dict[str, Any]:
+    """The commit measured (full hash), the paths under src/ and scripts/ that differ from it,
+    and a label for the report (the short hash, flagged when anything differs)."""
     try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=repo, capture_output=True, text=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "src"], cwd=repo, capture_output=True, text=True
-        ).stdout.strip()
-    except OSError:
-        return "unknown (no git)"
-    return f"{head} (with uncommitted changes under src/)" if dirty else head
+        commit = _git(repo, "rev-parse", "HEAD")
+        dirty = _git(repo, "status", "--porcelain", "--", "src", "scripts").splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": "unknown", "dirty": [], "label": "unknown (no git)"}
+    label = commit[:7] + (" (with uncommitted changes under src/ or scripts/)" if dirty else "")
+    return {"commit": commit, "dirty": dirty, "label": label}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import quiet
 from .cost_tables import cost_tables, cost_verdicts, verdict_lines
 from .data import TIERS
 from .session_tables import session_losses, session_table
@@ -61,8 +62,11 @@ def _machine(results: dict[str, Any]) -> list[str]:
         if m in results and "load_before" in results[m]
     ]
     codes = sorted({results[m]["code"] for m in _MATRICES if m in results and "code" in results[m]})
+    if meta.get("commit"):
+        lines += [f"Commit measured: {meta['commit']}" + _dirty(meta) + ".", ""]
     if codes:
         lines += [f"Code measured: commit {' / '.join(codes)}.", ""]
+    lines += _under_load(results)
     if loads:
         lines += [
             "1-minute load average when each matrix started (anything well above 0 means "
@@ -70,6 +74,46 @@ def _machine(results: dict[str, Any]) -> list[str]:
             "",
         ]
     return lines
+
+
+def _dirty(meta: dict[str, Any]) -> str:
+    if not meta.get("dirty"):
+        return ""
+    return f" with {len(meta['dirty'])} uncommitted changes under src/ or scripts/ (--allow-dirty)"
+
+
+def _rows_of(section: Any) -> list[dict[str, Any]]:
+    rows = section.get("rows", []) if isinstance(section, dict) else []
+    return [r for r in rows if isinstance(r, dict)]
+
+
+def _under_load(results: dict[str, Any]) -> list[str]:
+    """Each matrix with rows measured while the machine was busy, after waiting and measuring
+    again: how many rows, and the load around them."""
+    marked = []
+    for m in _MATRICES:
+        rows = _rows_of(results.get(m))
+        loads = [load for r in rows for load in _loads(r) if load.get("under_load")]
+        if loads:
+            count = sum(1 for r in rows if any(x.get("under_load") for x in _loads(r)))
+            seen = [x for load in loads for x in (load["before"], load["after"])]
+            marked.append(
+                f"{m}, {count} of {len(rows)} rows (load {min(seen):.1f} to {max(seen):.1f})"
+            )
+    if not marked:
+        return []
+    return [
+        f"Measured under load (1-minute load above {quiet.LOAD_LIMIT:g} after waiting up to "
+        f"{quiet.WAIT_S:.0f} s and measuring again; treat these rows as pessimistic): "
+        f"{'; '.join(marked)}.",
+        "",
+    ]
+
+
+def _loads(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """A row's load records: one per run (matrix 6 runs each size several times) or one."""
+    loads = row.get("load", {})
+    return loads if isinstance(loads, list) else [loads]
 
 
 def _section(title: str, body: list[str], note: str = "") -> list[str]:
@@ -151,10 +195,13 @@ def _comparative(results: dict[str, Any]) -> list[str]:
         "most recent ones that fit the budget. The vector store ranks by cosine similarity of "
         "all-MiniLM-L6-v2 embeddings (exact search; query embedding included in its latency). "
         "Neither baseline can supersede or answer *as of*: an update is one more sentence. "
-        "chronomem is called as an agent would call it: each fact with its category and "
-        "entity names, each update as `supersede`, each as-of question with `as_of`; the "
-        "baselines have no such fields and get the sentence alone. Every system counts "
-        "tokens with chronomem's `estimate_tokens`."
+        "The inputs differ: *chronomem* is called as an agent would call it (each fact with "
+        "its category and entity names, each update as `supersede`, each as-of question with "
+        "`as_of`), so the baselines' ghost beliefs are partly structural; *chronomem, "
+        "sentences only* gets exactly what the baselines get (each sentence alone, an update "
+        "as one more `remember`, no `as_of`), which separates what that structure buys from "
+        "retrieval on equal input. Every system counts tokens with chronomem's "
+        "`estimate_tokens`."
     )
     body = comparison_tables(section["systems"])
     body += ["", "![quality per tier](quality_per_tier.png)", ""]
@@ -174,10 +221,16 @@ def _peers(results: dict[str, Any]) -> list[str]:
             "write). Ingest = `create_entities`/`add_observations` vs `chronomem_remember`; "
             "search by name = the entity's name as the query (what the reference server's "
             "substring search supports); search by question = a natural-language question; "
-            "update = a new fact replacing one (`chronomem_supersede`; the reference server "
-            "can only add the new observation). *Stale* = the replaced sentence is still in "
-            "the answer to a search for that entity. Tokens = `estimate_tokens` of the text "
-            "the tool returns."
+            "update = a new fact replacing one, as each server's user would do it: "
+            "`chronomem_supersede` (one call), or the reference server's `delete_observations` "
+            "of the old text then `add_observations` of the new (two calls, timed together). "
+            "*Stale* = the replaced sentence is still in the answer to a search for that "
+            "entity. Tokens = `estimate_tokens` of the text the tool returns. The two servers "
+            "run side by side, both warmed up with 20 untimed writes and searches, and every "
+            "call goes to each in turn. What remains different: the reference server's update "
+            "is two calls, not atomic, and needs the old observation's exact text; after it "
+            "the old observation is gone, where chronomem keeps it as history (`as_of` still "
+            "answers from it)."
         )
         lost = peer_losses(section["rows"]) or ["- Nowhere in this run."]
         body = [*peer_tables(section["rows"]), "", "![peer latency](peer_latency.png)", ""]
@@ -193,8 +246,9 @@ def _peers(results: dict[str, Any]) -> list[str]:
             "store runs in WAL mode at both durability settings: `synchronous=FULL` (an fsync "
             "per commit, survives power loss; `SQLiteSession`'s default) and `NORMAL` "
             "(survives a killed process; chronica's default; `SQLiteSession` set to it through "
-            "its own connection hook, and its setting read back from that connection). Each row "
-            "is compared with `SQLiteSession` at the same setting."
+            "its own connection hook). Every store's setting is read back from its own "
+            "connection (`PRAGMA synchronous`), and all six grow in lockstep, one append each "
+            "in turn. Each row is compared with `SQLiteSession` at the same setting."
         )
         summary, *lost = session_losses(sessions["rows"])
         body = [*session_table(sessions["rows"]), "", "**Where chronica loses.**", "", summary]
@@ -214,8 +268,13 @@ def _cost(results: dict[str, Any]) -> list[str]:
         "of friends, 24 turns a session). `recall(query, limit=10)` on the facts file and "
         '`recall(query, limit=10, kinds=("episode",))` on the episodes file alternate, '
         f"{first['queries']} questions each after five untimed rounds. Then {first['serial']} "
-        "serial `remember_episode` and `remember` calls, each its own transaction "
-        "(WAL, `synchronous=NORMAL`: an acknowledged write survives the process being killed). "
+        "serial `remember_episode` and `remember` calls, each its own transaction in WAL mode, "
+        "alternating between a connection at `synchronous=NORMAL` (an acknowledged write "
+        "survives the process being killed, not a power loss) and one at `FULL` (it survives "
+        "power loss), each setting read back from its connection. Each size runs several "
+        "times in fresh processes: a cell is the median with the lowest and highest run, and "
+        "a goal counts as met only when every run meets it (*within noise* when they "
+        "disagree). "
         "The files are filled through chronomem's own insert code in transactions of 20,000 "
         "(the fill column; cached by a hash of the write path). Over MCP, one client drives "
         "`chronomem serve` on each file and a one-tool server on the same SDK "

@@ -6,7 +6,9 @@ session grows. chronica is measured through its public API both ways an agent wo
 the like-for-like row). Every store runs at both durability settings, in WAL mode:
 ``synchronous=FULL`` (an fsync per commit; the SDK's default) and ``NORMAL`` (chronica's
 default), so each row is compared with ``SQLiteSession`` at its own setting. The setting of
-every row is read back from its connection, never assumed.
+every row is read back from its connection (``PRAGMA synchronous``), never assumed. All six
+(three stores, two settings) grow in lockstep, one append each in turn, so the machine's drift
+and any neighbour's load hit every row alike.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from typing import Any, Literal
 from chronica import ActorKind, Actum, ActumKind, AsyncChronicarius, Chronicarius
 from chronica.stores.sqlite import SQLiteStore
 
+from .durability import chronica_setting, read_setting
 from .optional import bench_module
+from .quiet import guarded
 from .stats import percentiles
 
 __all__ = ["run_sessions"]
@@ -31,7 +35,6 @@ _OWNER, _CID = "bench", "session-1"
 _READS = 50
 _APPEND_SAMPLE = 200
 SETTINGS = ("FULL", "NORMAL")
-_PRAGMA_NAMES = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
 
 
 def _content(i: int) -> str:
@@ -55,13 +58,15 @@ class _Subject:
     def __init__(
         self,
         name: str,
+        sync: str,
         append: Callable[[int], Awaitable[None]],
         window: Callable[[], Awaitable[int]],
         close: Callable[[], None],
         setting: Callable[[], str],
     ) -> None:
-        self.name, self.append, self.window, self.close = name, append, window, close
-        self.setting = setting  # the synchronous setting it runs with, as it reports it
+        self.name, self.sync, self.key = name, sync, f"{name} {sync}"
+        self.append, self.window, self.close = append, window, close
+        self.setting = setting  # the synchronous setting its connection reports
 
 
 def _store_option(sync: str) -> Literal["NORMAL", "FULL"]:
@@ -70,8 +75,7 @@ def _store_option(sync: str) -> Literal["NORMAL", "FULL"]:
 
 
 def _chronica_sync(tmp: Path, sync: str) -> _Subject:
-    store_sync = _store_option(sync)
-    store = SQLiteStore(tmp / f"chronica-sync-{sync}.db", synchronous=store_sync)
+    store = SQLiteStore(tmp / f"chronica-sync-{sync}.db", synchronous=_store_option(sync))
     c = Chronicarius(store)
 
     async def append(i: int) -> None:
@@ -81,12 +85,11 @@ def _chronica_sync(tmp: Path, sync: str) -> _Subject:
         return len(c.get_acta(_OWNER, _CID, last_n=20))
 
     name = "chronica SQLiteStore (Chronicarius)"
-    return _Subject(name, append, window, store.close, lambda: store_sync)
+    return _Subject(name, sync, append, window, store.close, lambda: chronica_setting(store))
 
 
 def _chronica_async(tmp: Path, sync: str) -> _Subject:
-    store_sync = _store_option(sync)
-    store = SQLiteStore(tmp / f"chronica-async-{sync}.db", synchronous=store_sync)
+    store = SQLiteStore(tmp / f"chronica-async-{sync}.db", synchronous=_store_option(sync))
     c = AsyncChronicarius(store)
 
     async def append(i: int) -> None:
@@ -96,7 +99,7 @@ def _chronica_async(tmp: Path, sync: str) -> _Subject:
         return len(await c.get_acta(_OWNER, _CID, last_n=20))
 
     name = "chronica SQLiteStore (AsyncChronicarius)"
-    return _Subject(name, append, window, store.close, lambda: store_sync)
+    return _Subject(name, sync, append, window, store.close, lambda: chronica_setting(store))
 
 
 def _agents_session(tmp: Path, sync: str) -> _Subject:
@@ -120,55 +123,77 @@ def _agents_session(tmp: Path, sync: str) -> _Subject:
         return len(await session.get_items(limit=20))
 
     def probe() -> str:
-        (level,) = session._get_connection().execute("PRAGMA synchronous").fetchone()
-        return _PRAGMA_NAMES.get(level, str(level))
+        return read_setting(session._get_connection())
 
     name = "OpenAI Agents SDK SQLiteSession"
-    return _Subject(name, append, window, session.close, probe)
+    return _Subject(name, sync, append, window, session.close, probe)
 
 
-async def _grow(subject: _Subject, sync: str, sizes: list[int]) -> list[dict[str, Any]]:
+def _rotated(subjects: list[_Subject], i: int) -> list[_Subject]:
+    """Each round starts with the next store, so no store always goes first (or last)."""
+    k = i % len(subjects)
+    return subjects[k:] + subjects[:k]
+
+
+def _row(subject: _Subject, size: int, appends: list[float], reads: list[float]) -> dict[str, Any]:
+    setting = subject.setting()
+    if setting != subject.sync:
+        raise SystemExit(f"{subject.name}: runs at {setting}, not {subject.sync}")
+    return {
+        "store": subject.name,
+        "synchronous": setting,
+        "items": size,
+        "append_ms": {k: 1000 * v for k, v in percentiles(appends[-_APPEND_SAMPLE:]).items()},
+        "window_ms": {k: 1000 * v for k, v in percentiles(reads).items()},
+    }
+
+
+async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, Any]]:
+    """Every store grows its session in lockstep, one append each in turn, so the machine's
+    drift hits all alike; then each reads its window in turn at every checkpoint."""
+    for subject in subjects:  # the setting each row names is the one its connection reports
+        if subject.setting() != subject.sync:
+            raise SystemExit(f"{subject.name}: runs at {subject.setting()}, not {subject.sync}")
     rows, done = [], 0
+    appends: dict[str, list[float]] = {s.key: [] for s in subjects}
     for size in sizes:
-        appends: list[float] = []
-        while done < size:
-            started = time.perf_counter()
-            await subject.append(done)
-            appends.append(time.perf_counter() - started)
-            done += 1
-        reads: list[float] = []
-        for _ in range(_READS):
-            started = time.perf_counter()
-            got = await subject.window()
-            reads.append(time.perf_counter() - started)
-        if got != 20:
-            raise SystemExit(f"{subject.name}: last-20 window returned {got} items")
-        if subject.setting() != sync:
-            raise SystemExit(f"{subject.name}: runs at {subject.setting()}, not {sync}")
-        rows.append(
-            {
-                "store": subject.name,
-                "synchronous": sync,
-                "items": size,
-                "append_ms": {
-                    k: 1000 * v for k, v in percentiles(appends[-_APPEND_SAMPLE:]).items()
-                },
-                "window_ms": {k: 1000 * v for k, v in percentiles(reads).items()},
-            }
-        )
+        for i in range(done, size):
+            for subject in _rotated(subjects, i):
+                started = time.perf_counter()
+                await subject.append(i)
+                appends[subject.key].append(time.perf_counter() - started)
+        done = size
+        reads: dict[str, list[float]] = {s.key: [] for s in subjects}
+        for r in range(_READS):
+            for subject in _rotated(subjects, r):
+                started = time.perf_counter()
+                got = await subject.window()
+                reads[subject.key].append(time.perf_counter() - started)
+                if got != 20:
+                    raise SystemExit(f"{subject.name}: last-20 window returned {got} items")
+        rows += [_row(s, size, appends[s.key][-_APPEND_SAMPLE:], reads[s.key]) for s in subjects]
+        for subject in subjects:
+            appends[subject.key].clear()
     return rows
 
 
 def run_sessions(sizes: list[int], *, log: Callable[[str], None]) -> list[dict[str, Any]]:
-    """Each store grows one session through ``sizes``; timings at every checkpoint."""
-    rows: list[dict[str, Any]] = []
+    """Every store at both settings grows one session through ``sizes`` in lockstep."""
     with tempfile.TemporaryDirectory(prefix="chronomem-bench-") as tmp:
-        for sync in SETTINGS:
-            for make in (_chronica_sync, _chronica_async, _agents_session):
-                subject = make(Path(tmp), sync)
-                log(f"sessions: {subject.name}, synchronous={sync}, up to {sizes[-1]:,} items")
-                try:
-                    rows.extend(asyncio.run(_grow(subject, sync, sizes)))
-                finally:
+
+        def measure() -> list[dict[str, Any]]:
+            folder = Path(tempfile.mkdtemp(dir=tmp))
+            subjects = [
+                make(folder, sync)
+                for sync in SETTINGS
+                for make in (_chronica_sync, _chronica_async, _agents_session)
+            ]
+            try:
+                return asyncio.run(_grow(subjects, sizes))
+            finally:
+                for subject in subjects:
                     subject.close()
-    return rows
+
+        log(f"sessions: 3 stores x 2 settings in lockstep, up to {sizes[-1]:,} items")
+        rows, load = guarded("sessions", measure, log)
+    return [r | {"load": load} for r in rows]

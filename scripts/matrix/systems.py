@@ -1,5 +1,10 @@
 """The interface every memory under test is driven through, and chronomem's adapter to it.
 
+Inputs differ by design: :class:`ChronoMemSystem` is called as an agent would call it (each
+fact with its category and entities, updates as ``supersede``, as-of questions with
+``as_of``), which the baselines cannot take; :class:`ChronoMemSentencesSystem` gets only the
+sentences, like the baselines, so the two rows separate what structure buys from retrieval.
+
 A system ingests :class:`~.data.Event` s and answers a question with the sentences it would put
 in the prompt, best first, within a token budget. Every system counts tokens with the same
 counter (chronomem's ``estimate_tokens``) so "tokens per answer" compares like with like.
@@ -16,7 +21,7 @@ from chronomem import ChronoMem, estimate_tokens
 
 from .data import Event
 
-__all__ = ["ChronoMemSystem", "MemorySystem", "TokenCounter", "pack"]
+__all__ = ["ChronoMemSentencesSystem", "ChronoMemSystem", "MemorySystem", "TokenCounter", "pack"]
 
 TokenCounter = Callable[[str], int]
 
@@ -94,6 +99,31 @@ class ChronoMemSystem:
             texts = [by_id[i] for i in found.fact_ids if i in by_id]
             pairs.update(frozenset({a, b}) for a in texts for b in texts if a != b)
         return pairs
+
+    def close(self) -> None:
+        self.mem.close()
+
+
+class ChronoMemSentencesSystem:
+    """chronomem given exactly what the baselines get: each sentence alone.
+
+    No category, entities, validity time or source; an update is one more ``remember`` (never
+    ``supersede``), and questions are asked without ``as_of``. Beside :class:`ChronoMemSystem`
+    it shows how much of chronomem's lead comes from the structure an agent passes it, and how
+    much from retrieval on the same input as the baselines.
+    """
+
+    name = "chronomem, sentences only"
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.mem = ChronoMem(path, owner="bench")
+
+    def ingest(self, event: Event) -> None:
+        self.mem.remember(event.fact.content)
+
+    def recall(self, query: str, *, budget: int, k: int, as_of: datetime | None) -> list[str]:
+        del as_of  # the baselines cannot ask "as of" either
+        return [f.content for f in self.mem.recall(query, token_budget=budget, limit=k)]
 
     def close(self) -> None:
         self.mem.close()

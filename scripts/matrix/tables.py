@@ -21,7 +21,8 @@ __all__ = [
     "peer_tables",
 ]
 
-SYSTEM_ORDER = ("flat memory", "vector store", "chronomem")
+SYSTEM_ORDER = ("flat memory", "vector store", "chronomem, sentences only", "chronomem")
+"""Left to right; the key table reads right to left (chronomem first)."""
 
 
 def _num(value: float | None, digits: int = 2) -> str:
@@ -177,7 +178,7 @@ def losses(systems: dict[str, Any]) -> list[str]:
         return []
     out = []
     for n in _ordered(systems):
-        if n == "chronomem":
+        if n.startswith("chronomem"):  # its own sentences-only row is not a baseline
             continue
         other = systems[n]
         for tier in TIERS:
@@ -259,8 +260,13 @@ def peer_tables(rows: list[dict[str, Any]]) -> list[str]:
     return [*_table(header, lat), "", *_table(header2, ok), "", *ratios]
 
 
+def _key_systems(systems: dict[str, Any]) -> list[str]:
+    """The measured systems, chronomem first (a run without the sentences-only row shows none)."""
+    return [n for n in SYSTEM_ORDER[::-1] if n in systems]
+
+
 def _graded_row(systems: dict[str, Any], label: str, pick: Any) -> list[str]:
-    return [label, *[pick(systems[n]) if n in systems else "n/a" for n in SYSTEM_ORDER[::-1]]]
+    return [label, *[pick(systems[n]) for n in _key_systems(systems)]]
 
 
 def key_table(results: dict[str, Any]) -> list[str]:
@@ -269,7 +275,7 @@ def key_table(results: dict[str, Any]) -> list[str]:
     graded = results.get("graded")
     if graded:
         systems = graded["systems"]
-        header = ["graded evaluation", *SYSTEM_ORDER[::-1]]
+        header = ["graded evaluation", *_key_systems(systems)]
         rows = [
             _graded_row(systems, "hit@1, all tiers", lambda s: _num(s["overall"]["hit1"])),
             _graded_row(systems, "recall@5, all tiers", lambda s: _num(s["overall"]["recall"])),
