@@ -465,3 +465,20 @@ def test_no_figure_in_the_docs_prose_without_a_source() -> None:
                     f"{rel}: {m.group(0)!r} in {text[max(0, m.start() - 60) : m.end() + 20]!r}"
                 )
     assert not found, "\n".join(found)
+
+
+def test_the_report_names_every_matrix_with_rows_measured_under_load() -> None:
+    from scripts.matrix import report
+
+    busy = {"before": 2.5, "after": 3.0, "under_load": True}
+    calm = {"before": 0.2, "after": 0.3, "under_load": False}
+    results = {
+        "sessions": {"rows": [{"load": busy}, {"load": calm}]},
+        "cost": {"rows": [{"load": [calm, busy]}]},  # one of its runs was busy
+        "graded": {"systems": {"chronomem": {"load": calm}}},
+    }
+    (line, _) = report._under_load(results)
+    assert line.endswith(
+        "sessions, 1 of 2 rows (load 2.5 to 3.0); cost, 1 of 1 rows (load 2.5 to 3.0)."
+    )
+    assert report._under_load({"graded": results["graded"]}) == []

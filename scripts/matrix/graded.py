@@ -11,11 +11,13 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from chronomem import estimate_tokens
 
 from .data import TIERS, Case, Corpus
+from .quiet import guarded
 from .stats import percentiles
 from .systems import MemorySystem
 
@@ -94,12 +96,20 @@ def run_graded(
         "systems": {},
     }
     for factory in factories:
-        system = factory()
-        try:
-            log(f"graded: {system.name} on {len(corpus.events)} facts")
-            summary = evaluate(system, corpus)
-            summary["contradictions_flagged"] = _contradictions_flagged(system, corpus)
-            results["systems"][system.name] = summary
-        finally:
-            system.close()
+        summary, load = guarded("graded", partial(_one, factory, corpus, log), log)
+        results["systems"][summary.pop("name")] = summary | {"load": load}
     return results
+
+
+def _one(
+    factory: Callable[[], MemorySystem], corpus: Corpus, log: Callable[[str], None]
+) -> dict[str, Any]:
+    """One system built fresh and evaluated (a row measured again under load starts over)."""
+    system = factory()
+    try:
+        log(f"graded: {system.name} on {len(corpus.events)} facts")
+        summary = evaluate(system, corpus)
+        summary["contradictions_flagged"] = _contradictions_flagged(system, corpus)
+        return summary | {"name": system.name}
+    finally:
+        system.close()

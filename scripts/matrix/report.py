@@ -83,7 +83,10 @@ def _dirty(meta: dict[str, Any]) -> str:
 
 
 def _rows_of(section: Any) -> list[dict[str, Any]]:
-    rows = section.get("rows", []) if isinstance(section, dict) else []
+    """A matrix's rows (the graded matrix's are its systems)."""
+    if not isinstance(section, dict):
+        return []
+    rows = section.get("rows") or list(section.get("systems", {}).values())
     return [r for r in rows if isinstance(r, dict)]
 
 

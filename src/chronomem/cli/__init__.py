@@ -112,6 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve a local, read-only web inspector (sessions, memory, timeline, conflicts)",
         epilog="example:\n  chronomem ui --db ~/.chronomem/memory.db --http 127.0.0.1:8766",
     )
+    sub.add_parser(
+        "hook",
+        help="answer Claude Code's hooks (context per prompt, transcript capture); "
+        "'hook install --claude-code' sets them up",
+        epilog="example:\n  chronomem hook install --claude-code --user",
+    )
     p = _add(
         sub,
         "remember",
@@ -257,6 +263,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from chronomem.ui import main as ui_main
 
         return ui_main(argv[1:], prog="chronomem ui")
+    if argv[:1] == ["hook"]:
+        # The hook owns its flags and its exit code: an event always exits 0.
+        from ._hook import main as hook_main
+
+        return hook_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         # Refused before anything is opened or created (CHRONOMEM_OWNER= names no one).
