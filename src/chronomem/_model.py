@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar
 
 __all__ = [
@@ -89,12 +89,12 @@ class FactId(str):
 
 
 def _jsonable(value: Any) -> Any:
-    if isinstance(value, datetime):
+    if isinstance(value, date):  # a datetime too
         return value.isoformat()
     if isinstance(value, tuple):
-        return list(value)
+        return [_jsonable(v) for v in value]
     if isinstance(value, Mapping):
-        return dict(value)
+        return {k: _jsonable(v) for k, v in value.items()}
     return value
 
 
@@ -186,6 +186,10 @@ class Episode(_Record):
     tokens: int = 0
     ranks: Mapping[str, int] = field(default_factory=dict)
     kind: str = "episode"
+    mentions: tuple[Mapping[str, Any], ...] = ()
+    """The times its words mention, resolved against ``at`` when it was written: each
+    ``{"text": "last Friday", "start": date, "end": date}`` (inclusive days, UTC; see
+    ``docs/episodes.md``)."""
     purged_at: datetime | None = None
     purge_reason: str | None = None
 

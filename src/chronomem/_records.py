@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chronomem.engine.facts import FactRow
-from chronomem.write.episodes import ImportedEpisode
+from chronomem.write.episodes import ImportedEpisode, read_mentions
 
 from ._errors import InvalidFactError
 from ._isotime import read_time, record_time
@@ -41,6 +41,7 @@ def row_to_item(r: FactRow, **extra: Any) -> Fact | Episode:
         session=r.session,
         at=at,
         seq=r.seq,
+        mentions=read_mentions(r.mentions),
         source=r.source,
         metadata=_metadata(r.metadata),
         system_time=system_time,

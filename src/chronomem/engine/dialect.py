@@ -21,7 +21,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, Protocol
 
-__all__ = ["POOL_COLUMNS", "Conn", "Cursor", "Dialect", "Pooled", "first_of_each"]
+__all__ = [
+    "POOL_COLUMNS",
+    "TIMED_COLUMNS",
+    "Conn",
+    "Cursor",
+    "Dialect",
+    "Pooled",
+    "first_of_each",
+]
 
 
 class Cursor(Protocol):
@@ -58,7 +66,9 @@ class Pooled(NamedTuple):
     speaker: str | None
     """The episode's speaker as said (``None`` for a fact)."""
     valid_from: int
-    """Epoch microseconds: when a fact became valid, or an episode was said."""
+    """Epoch microseconds: when a fact became valid, or an episode was said; for an item
+    found by the time a question names, the time point of it that fell in the span (the
+    day one of its mentions means, see :data:`TIMED_COLUMNS`)."""
     trust: float
     confidence: float
     kind: str
@@ -69,6 +79,11 @@ class Pooled(NamedTuple):
     """The item's stemmed terms, then those of the turn before it and of the one before."""
     ctx1: str
     ctx2: str
+
+
+TIMED_COLUMNS = POOL_COLUMNS.replace("f.valid_from", "timed.at")
+""":data:`POOL_COLUMNS` for an item found by time: its moment is the time point in the
+span (a row ``timed(rowid, at)``), so the date prior scores the day it speaks of."""
 
 
 _named = tuple.__new__  # Pooled._make without its length check: the columns are fixed above
@@ -136,8 +151,11 @@ class Dialect(Protocol):
         found: Sequence[int],
         view: tuple[str, Sequence[object]],
         depth: int,
+        span: tuple[int, int] | None = None,
     ) -> list[Pooled]:
-        """The lexical pool, each item once: every item
+        """The lexical pool, each item once: the ``depth`` newest items said or valid in
+        the ``span`` a question names and the ``depth`` newest mentioning a day in it (see
+        :mod:`chronomem.text.mentions`), first, with their time in the span; every item
         holding a rare word (``words[0]``), the ``depth`` newest holding a common one
         (``words[1]``), both through the ``view`` filter (a WHERE fragment over ``f`` and its
         parameters), and the items the other channels ``found`` (already filtered)."""

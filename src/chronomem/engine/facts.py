@@ -35,7 +35,7 @@ __all__ = [
 COLUMNS = """f.id, f.content, f.category, f.entities, f.trust, f.confidence, f.source,
     f.metadata, f.system_time, f.valid_from, f.valid_until, f.invalidated_at, f.superseded_by,
     f.forgotten, f.forget_reason, f.kind, f.speaker, f.session, f.seq, f.purged_at,
-    f.purge_reason"""
+    f.purge_reason, f.mentions"""
 """An item's columns, in the order of :class:`FactRow`'s fields."""
 
 
@@ -63,6 +63,8 @@ class FactRow(NamedTuple):
     seq: int | None
     purged_at: int | None
     purge_reason: str | None
+    mentions: str | None
+    """The dates an episode's words mention, as stored (see :mod:`chronomem.write.episodes`)."""
 
 
 class ActiveRow(NamedTuple):

@@ -176,11 +176,13 @@ def _lexical(
     visible item behind an invisible one.
     """
     terms, dfs = asked.terms, asked.dfs
-    if not terms:
+    if not terms and asked.q.span is None:
         return [], [], {}, 0.0
     rare = [t for t in terms if 0 < dfs.get(t, 0) <= RARE_DF]
     common = [t for t in terms if dfs.get(t, 0) > RARE_DF]
-    rows = conn.dialect.pool(conn, view.owner, (rare, common), found, view.sql(), COMMON_DEPTH)
+    rows = conn.dialect.pool(
+        conn, view.owner, (rare, common), found, view.sql(), COMMON_DEPTH, asked.q.span
+    )
     meta: Meta = {}
     pool = []
     # Unpacked by name (as fast as by position): a pool holds hundreds of rows per recall.

@@ -8,7 +8,9 @@ Scoring (all parameters measured on real conversations, see ``scripts/eval_locom
   and the name is not also matched as a word (in a conversation it is in half the turns).
 * Time: a "when" question prefers turns that carry time words ("yesterday", "last week").
 * Date: a query naming a date, month or year prefers items said (or valid from) in that span
-  or up to two weeks after it (people tell of last week's news).
+  or up to two weeks after it (people tell of last week's news), or mentioning a day of it
+  ("yesterday", resolved when the turn was written: see text/mentions.py). The newest such
+  items join the pool by time, through an index, and are scored even when no word matches.
 
 The priors are added in units of the query's mean IDF, so they weigh the same whether the
 memory holds five hundred items or a million. Candidates come from a bounded pool (built in
@@ -26,7 +28,7 @@ from chronomem.recall.lexindex import FIELD_WEIGHTS
 from chronomem.text.entities import entity_key
 from chronomem.text.lexicon import TIME_TERMS, query_terms
 from chronomem.text.lexicon import term as word_term
-from chronomem.text.timespan import DAY_US, question_span
+from chronomem.text.timespan import DAY_US, named_span
 
 __all__ = ["LexicalParams", "LexicalQuery", "PoolRow", "parse_query", "score_pool", "speaker_keys"]
 
@@ -103,10 +105,15 @@ def parse_query(text: str, speakers: frozenset[str]) -> LexicalQuery:
     """Split a query into terms and its time cues, given the ``speakers`` it names (those of
     :func:`speaker_keys` the owner's episodes have as speakers)."""
     named = {word_term(w) for key in speakers for w in key.split()}
+    # The date's numbers (its year, its day) are left out as a speaker's name is: a turn
+    # rarely says them, and the date prior and the items found by time (see the dialects'
+    # pool) stand for them. Its month stays a word: "in June" is said, and is worth finding.
+    span, date_words = named_span(text)
+    named |= {t for t in query_terms(date_words) if t.isdigit()}
     terms = tuple(t for t in query_terms(text) if t not in named)
     lowered = " " + text.lower().lstrip()
     asks_when = any(lowered.startswith(" " + o) or f" {o}" in lowered for o in _WHEN_OPENERS)
-    return LexicalQuery(terms, speakers, asks_when, question_span(text))
+    return LexicalQuery(terms, speakers, asks_when, span)
 
 
 def _idf(df: int, n: int) -> float:
@@ -143,13 +150,20 @@ def score_pool(
     corpus: tuple[int, float],
     p: LexicalParams,
 ) -> list[tuple[int, float]]:
-    """Candidates that match at least one query term, best first, with their scores."""
+    """Candidates that match at least one query term, or fall in the span the query names
+    (its words may all miss: "What was Jolene doing in June 2023?"), best first, with their
+    scores."""
     n, total_length = corpus
     n = max(n, 1)
     avgdl = max(total_length / n, 1.0)
     idf = {t: _idf(dfs.get(t, 0), n) for t in q.terms}
-    scale = sum(idf.values()) / (3.0 * len(idf)) if idf else 0.0
-    matches = [(row, c) for row in rows if (c := _term_counts(q, row, *p.context))]
+    scale = sum(idf.values()) / (3.0 * len(idf)) if idf else 1.0
+    matches = [
+        (row, c)
+        for row in rows
+        if (c := _term_counts(q, row, *p.context))
+        or (p.date > 0.0 and _date_prior(q, row.moment, p) > 0.0)
+    ]
     scored: list[tuple[int, float]] = []
     for row, counts in matches:
         norm = p.k1 * (1.0 - p.b + p.b * row.length(*p.context) / avgdl)

@@ -8,9 +8,10 @@ not carry.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime, timezone
 
-__all__ = ["DAY_US", "question_span"]
+__all__ = ["DAY_US", "named_span", "question_span"]
 
 DAY_US = 86_400 * 1_000_000
 _MONTH_NAMES = (
@@ -50,20 +51,41 @@ def _month(year: str, month: str) -> tuple[int, int]:
 
 def question_span(query: str) -> tuple[int, int] | None:
     """The first explicit date, month or year the query names, as epoch µs [start, end]."""
-    for m in _DAY_MONTH_YEAR.finditer(query):
-        span = _day(m.group(3), m.group(2), m.group(1))
-        if span:
-            return span
-    for m in _MONTH_DAY_YEAR.finditer(query):
-        span = _day(m.group(3), m.group(1), m.group(2))
-        if span:
-            return span
-    month = _MONTH_YEAR.search(query)
-    if month:
-        return _month(month.group(2), month.group(1))
-    y = _YEAR.search(query)
-    if y:
-        year = int(y.group(1))
-        start, following = (datetime(n, 1, 1, tzinfo=timezone.utc) for n in (year, year + 1))
-        return _us(start), _us(following) - 1
-    return None
+    return named_span(query)[0]
+
+
+def named_span(query: str) -> tuple[tuple[int, int] | None, str]:
+    """:func:`question_span`, and the words that named it ("June 2023"; "" for none)."""
+    for pattern, read in _NAMED:
+        for m in pattern.finditer(query):
+            span = read(m)
+            if span:
+                return span, m.group(0)
+    return None, ""
+
+
+def _read_dmy(m: re.Match[str]) -> tuple[int, int] | None:
+    return _day(m.group(3), m.group(2), m.group(1))
+
+
+def _read_mdy(m: re.Match[str]) -> tuple[int, int] | None:
+    return _day(m.group(3), m.group(1), m.group(2))
+
+
+def _read_my(m: re.Match[str]) -> tuple[int, int] | None:
+    return _month(m.group(2), m.group(1))
+
+
+def _read_year(m: re.Match[str]) -> tuple[int, int] | None:
+    year = int(m.group(1))
+    start, following = (datetime(n, 1, 1, tzinfo=timezone.utc) for n in (year, year + 1))
+    return _us(start), _us(following) - 1
+
+
+# Most precise first: a day, then a month, then a year.
+_NAMED: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[int, int] | None]], ...] = (
+    (_DAY_MONTH_YEAR, _read_dmy),
+    (_MONTH_DAY_YEAR, _read_mdy),
+    (_MONTH_YEAR, _read_my),
+    (_YEAR, _read_year),
+)

@@ -9,8 +9,10 @@ before it in the session (see _lexindex.py).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from chronomem._errors import InvalidFactError
@@ -27,14 +29,25 @@ from chronomem.engine.dialect import Conn
 from chronomem.recall.lexindex import context_of, index_document
 from chronomem.recall.semantic.vectors import store_vector
 from chronomem.text.entities import entity_key
+from chronomem.text.mentions import Mention, iso_days, mentions, time_points
 from chronomem.write.facts import new_fact_id
 from chronomem.write.indexing import stored_sources
 
-__all__ = ["EpisodeInput", "ImportedEpisode", "check_episode", "insert_episode", "insert_episodes"]
+__all__ = [
+    "EpisodeInput",
+    "ImportedEpisode",
+    "check_episode",
+    "fill_mentions",
+    "insert_episode",
+    "insert_episodes",
+    "read_mentions",
+]
 
 MAX_SPEAKER_BYTES = 1024  # a chronica actor: 256 characters
 MAX_SESSION_BYTES = 1024
 _CONTEXT_TURNS = 2
+_DAY_US = 86_400 * 1_000_000
+_FILL_PAGE = 1000
 
 
 @dataclass(frozen=True)
@@ -85,19 +98,21 @@ def insert_episode(
     ).fetchall()
     seq = before[0][1] + 1 if before else 1
     invalidated_at, reason = forgotten if forgotten else (None, None)
+    at = e.at if e.at is not None else system_time
+    said = mentions(e.content, at)
     cur = conn.execute(
         """INSERT INTO chronomem_facts (id, owner, content, trust, confidence, source,
                metadata, entities, terms, system_time, valid_from, invalidated_at, forgotten,
-               forget_reason, kind, speaker, session, seq)
-           VALUES (?, ?, ?, 0.8, 1.0, ?, ?, '[]', '', ?, ?, ?, ?, ?, 'episode', ?, ?, ?)
+               forget_reason, kind, speaker, session, seq, mentions)
+           VALUES (?, ?, ?, 0.8, 1.0, ?, ?, '[]', '', ?, ?, ?, ?, ?, 'episode', ?, ?, ?, ?)
            RETURNING rowid""",
         (
-            eid, owner, e.content, e.source, e.metadata, system_time,
-            e.at if e.at is not None else system_time, invalidated_at,
-            int(forgotten is not None), reason, e.speaker, e.session, seq,
+            eid, owner, e.content, e.source, e.metadata, system_time, at, invalidated_at,
+            int(forgotten is not None), reason, e.speaker, e.session, seq, _stored(said),
         ),
     )  # fmt: skip
     rowid = int(cur.fetchone()[0])
+    _index_mentions(conn, owner, rowid, at, said)
     context = context_of(conn, [r[0] for r in before])
     index_document(conn, owner, "episode", rowid, e.content, context)
     store_vector(conn, rowid, e.content)
@@ -109,6 +124,59 @@ def insert_episode(
             (owner, key),
         )
     return eid
+
+
+def _stored(said: Sequence[Mention]) -> str | None:
+    """The mentions as the ``mentions`` column keeps them: ``[[text, start, end], ...]``."""
+    return json.dumps(list(iso_days(said)), ensure_ascii=False) if said else None
+
+
+def _index_mentions(conn: Conn, owner: str, rowid: int, at: int, said: Sequence[Mention]) -> None:
+    """The days the turn mentions, under which a question naming one finds it; not the day it
+    was said ("today"): the item's own time is indexed already (``chronomem_facts_by_time``)."""
+    own_day = at - at % _DAY_US
+    points = [p for p in time_points(said) if p != own_day]
+    if points:
+        conn.executemany(
+            "INSERT INTO chronomem_mentions (owner, at, item) VALUES (?, ?, ?)",
+            [(owner, p, rowid) for p in points],
+        )
+
+
+def read_mentions(stored: str | None) -> tuple[dict[str, object], ...]:
+    """The ``mentions`` column as the record shows it: ``{"text", "start", "end"}`` each, the
+    days as :class:`datetime.date`."""
+    if not stored:
+        return ()
+    return tuple(
+        {"text": text, "start": date.fromisoformat(start), "end": date.fromisoformat(end)}
+        for text, start, end in json.loads(stored)
+    )
+
+
+def fill_mentions(conn: Conn) -> None:
+    """Resolve and index the mentions of every episode stored before they were kept (a schema
+    step), against each one's stored ``at``; a page of episodes at a time. Whatever the index
+    held goes first, so a step run again does not count a day twice."""
+    conn.execute("DELETE FROM chronomem_mentions")
+    last = 0
+    while True:
+        rows = conn.execute(
+            """SELECT rowid, owner, content, valid_from FROM chronomem_facts
+               WHERE kind = 'episode' AND rowid > ? ORDER BY rowid LIMIT ?""",
+            (last, _FILL_PAGE),
+        ).fetchall()
+        if not rows:
+            return
+        for rowid, owner, content, at in rows:
+            said = mentions(content, at)
+            if said:
+                conn.execute(
+                    "UPDATE chronomem_facts SET mentions = ? WHERE rowid = ?",
+                    (_stored(said), rowid),
+                )
+                _index_mentions(conn, owner, rowid, at, said)
+        last = rows[-1][0]
 
 
 def insert_episodes(

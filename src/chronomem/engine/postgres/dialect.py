@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from chronomem.engine.dialect import POOL_COLUMNS, Conn, Pooled, first_of_each
+from chronomem.engine.dialect import POOL_COLUMNS, TIMED_COLUMNS, Conn, Pooled, first_of_each
 
 __all__ = ["POSTGRES", "SHARDS"]
 
@@ -145,9 +145,13 @@ class PostgresDialect:
         found: Sequence[int],
         view: tuple[str, Sequence[object]],
         depth: int,
+        span: tuple[int, int] | None = None,
     ) -> list[Pooled]:
-        """All three parts in one statement (one round trip):
+        """All its parts in one statement (one round trip):
 
+        * for a question naming a ``span``, the ``depth`` newest items mentioning a day in it
+          and the ``depth`` newest said or valid in it (each a backward scan of an index
+          range stopping at ``depth``), first, with that time (see ``TIMED_COLUMNS``);
         * every posting of the rare words (each a bounded index range), read first as a
           step of its own: left to choose, the planner of a table not yet analysed (a new or
           freshly filled memory) scanned every posting of the owner once per fact (165 ms
@@ -159,8 +163,11 @@ class PostgresDialect:
         """
         rare, common = words
         where, params = view
+        timed: tuple[str, list[object]] = ("", [])
+        if span is not None:
+            timed = _timed(owner, span, view, depth)
         rows = conn.execute(
-            f"""WITH hit AS MATERIALIZED (
+            f"""WITH {timed[0]}hit AS MATERIALIZED (
                     SELECT DISTINCT p.rowid FROM chronomem_postings p
                     WHERE p.owner = ? AND p.term = ANY(?)),
                 newest AS MATERIALIZED (
@@ -182,12 +189,39 @@ class PostgresDialect:
                 UNION ALL
                 SELECT 2, {POOL_COLUMNS}
                 FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
-                WHERE chronomem_lex.rowid = ANY(?)""",
-            (owner, list(rare), list(common), owner, *params, depth, depth, *params,
-             list(found)),
+                WHERE chronomem_lex.rowid = ANY(?){_TIMED_ROWS if span else ""}""",
+            (*timed[1], owner, list(rare), list(common), owner, *params, depth, depth,
+             *params, list(found)),
         ).fetchall()  # fmt: skip
-        rows.sort(key=lambda r: r[0])  # rare words' items first, as on SQLite
+        rows.sort(key=lambda r: r[0])  # timed items first, then rare words', as on SQLite
         return first_of_each(r[1:] for r in rows)
+
+
+_TIMED_ROWS = f"""
+    UNION ALL
+    SELECT -1, {TIMED_COLUMNS}
+    FROM timed JOIN chronomem_facts f ON f.rowid = timed.rowid
+    JOIN chronomem_lex ON chronomem_lex.rowid = timed.rowid"""
+
+
+def _timed(
+    owner: str, span: tuple[int, int], view: tuple[str, Sequence[object]], depth: int
+) -> tuple[str, list[object]]:
+    """The pool's first step for a question naming a span: ``timed(rowid, at)``, the items
+    mentioning a day in it and those said or valid in it, newest first, ``depth`` of each."""
+    where, params = view
+    start, end = span
+    sql = f"""timed AS MATERIALIZED (
+            (SELECT m.item AS rowid, m.at FROM chronomem_mentions m
+             JOIN chronomem_facts f ON f.rowid = m.item
+             WHERE m.owner = ? AND m.at BETWEEN ? AND ? AND {where}
+             ORDER BY m.at DESC LIMIT ?)
+            UNION ALL
+            (SELECT f.rowid, f.valid_from FROM chronomem_facts f
+             WHERE f.valid_from BETWEEN ? AND ? AND {where}
+             ORDER BY f.valid_from DESC LIMIT ?)),
+        """
+    return sql, [owner, start, end, *params, depth, start, end, *params, depth]
 
 
 POSTGRES = PostgresDialect()

@@ -146,8 +146,23 @@ CREATE INDEX chronomem_facts_same_content ON chronomem_facts(owner, content_key)
     WHERE kind = 'fact' AND invalidated_at IS NULL
 """
 
+# Version 5 (issue 19, time): the times a turn mentions ("yesterday", "last month"), kept with
+# the episode (``mentions``, JSON) and indexed by the days they mean (``chronomem_mentions``);
+# every item's own time indexed too, so a question naming a date finds what was said then
+# (older episodes resolved against their stored ``at``: ``write.episodes.fill_mentions``).
+_V5 = """
+ALTER TABLE chronomem_facts ADD COLUMN IF NOT EXISTS mentions text;
+CREATE INDEX IF NOT EXISTS chronomem_facts_by_time ON chronomem_facts(owner, valid_from);
+CREATE TABLE IF NOT EXISTS chronomem_mentions (
+    owner text COLLATE "C" NOT NULL,
+    at bigint NOT NULL,
+    item bigint NOT NULL REFERENCES chronomem_facts(rowid),
+    PRIMARY KEY (owner, at, item)
+)
+"""
+
 # Index i holds the statements that take the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V6)
+_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
 # The steps after which every item is indexed again.
 _REINDEX_AFTER = frozenset({_V3})
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -197,5 +212,9 @@ def migrate(conn: Conn, schema: str) -> None:
             from chronomem.write.facts import backfill_content_keys
 
             backfill_content_keys(conn)
+        if _MIGRATIONS[step] is _V5:
+            from chronomem.write.episodes import fill_mentions
+
+            fill_mentions(conn)
         conn.execute("DELETE FROM chronomem_schema")
         conn.execute("INSERT INTO chronomem_schema (version) VALUES (?)", (step + 1,))

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from chronomem.engine.dialect import POOL_COLUMNS, Conn, Pooled, first_of_each
+from chronomem.engine.dialect import POOL_COLUMNS, TIMED_COLUMNS, Conn, Pooled, first_of_each
 
 __all__ = ["SQLITE", "SQLiteConnection"]
 
@@ -122,12 +122,15 @@ class SQLiteDialect:
         found: Sequence[int],
         view: tuple[str, Sequence[object]],
         depth: int,
+        span: tuple[int, int] | None = None,
     ) -> list[Pooled]:
-        """Three queries, each cheap in process: FTS5 over the rare words' postings, FTS5
-        walking the common words' postings newest first until ``depth``, the found rows."""
+        """Up to five queries, each cheap in process: the items mentioning a day of the
+        ``span`` and those said or valid in it (each a backward walk of an index range that
+        stops at ``depth``), FTS5 over the rare words' postings, FTS5 walking the common
+        words' postings newest first until ``depth``, the found rows."""
         rare, common = words
         where, params = view
-        rows: list[tuple[Any, ...]] = []
+        rows: list[tuple[Any, ...]] = [] if span is None else _timed(conn, owner, span, view, depth)
         if rare:
             rows += conn.execute(
                 f"""SELECT {POOL_COLUMNS}
@@ -154,6 +157,31 @@ class SQLiteDialect:
                 ids,
             ).fetchall()
         return first_of_each(rows)
+
+
+def _timed(
+    conn: Conn, owner: str, span: tuple[int, int], view: tuple[str, Sequence[object]], depth: int
+) -> list[tuple[Any, ...]]:
+    """The ``depth`` newest items mentioning a day in ``span``, then the ``depth`` newest said
+    or valid in it, each with that time (see ``TIMED_COLUMNS``)."""
+    where, params = view
+    start, end = span
+    mentioned = conn.execute(
+        f"""SELECT {TIMED_COLUMNS}
+            FROM chronomem_mentions timed JOIN chronomem_facts f ON f.rowid = timed.item
+            JOIN chronomem_lex ON chronomem_lex.rowid = timed.item
+            WHERE timed.owner = ? AND timed.at BETWEEN ? AND ? AND {where}
+            ORDER BY timed.at DESC LIMIT ?""",
+        (owner, start, end, *params, depth),
+    ).fetchall()
+    own = conn.execute(
+        f"""SELECT {POOL_COLUMNS}
+            FROM chronomem_facts f JOIN chronomem_lex ON chronomem_lex.rowid = f.rowid
+            WHERE f.valid_from BETWEEN ? AND ? AND {where}
+            ORDER BY f.valid_from DESC LIMIT ?""",
+        (start, end, *params, depth),
+    ).fetchall()
+    return mentioned + own
 
 
 SQLITE = SQLiteDialect()

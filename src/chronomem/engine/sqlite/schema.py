@@ -200,6 +200,32 @@ def _v8(conn: SQLiteConnection) -> None:
     backfill_content_keys(conn)
 
 
+# Version 7 (issue 19, time): the times a turn mentions ("yesterday", "last month"), kept with
+# the episode (``mentions``, JSON) and indexed by the days they mean (``chronomem_mentions``);
+# every item's own time indexed too, so a question naming a date finds what was said then.
+# The step can run again over its own work (a test ages a memory by its version number).
+_V7 = """
+CREATE INDEX IF NOT EXISTS chronomem_facts_by_time ON chronomem_facts(owner, valid_from);
+CREATE TABLE IF NOT EXISTS chronomem_mentions (
+    owner TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    item INTEGER NOT NULL,
+    PRIMARY KEY (owner, at, item)
+) WITHOUT ROWID
+"""
+
+
+def _v7(conn: SQLiteConnection) -> None:
+    """Every episode stored before gets its mentions, resolved against its stored ``at``."""
+    from chronomem.write.episodes import fill_mentions
+
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(chronomem_facts)")}
+    if "mentions" not in columns:
+        conn.execute("ALTER TABLE chronomem_facts ADD COLUMN mentions TEXT")
+    _script(_V7)(conn)
+    fill_mentions(conn)
+
+
 # Index i holds the step that takes the schema from version i to i + 1.
 _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _script(_V1),
@@ -208,6 +234,7 @@ _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _script(_V4),
     _v5,
     _v6,
+    _v7,
     _v8,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
