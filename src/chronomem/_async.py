@@ -131,6 +131,8 @@ class AsyncChronoMem:
     get = _twin(ChronoMem.get)
     recall = _twin(ChronoMem.recall)
     timeline = _twin(ChronoMem.timeline)
+    entity_names = _twin(ChronoMem.entity_names)
+    fact_ids = _twin(ChronoMem.fact_ids)
     contradictions = _twin(ChronoMem.contradictions)
     stats = _twin(ChronoMem.stats)
     import_facts = _twin(ChronoMem.import_facts)

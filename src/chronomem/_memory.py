@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from chronomem.claims.contradictions import find_contradictions
 from chronomem.engine import facts as table
+from chronomem.engine import names
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage, open_storage
 from chronomem.recall.distinct import distinct
@@ -413,6 +414,24 @@ class ChronoMem:
             rows = table.timeline_rows(conn, self.owner, key)
         return [row_to_fact(r) for r in rows]
 
+    def entity_names(self, prefix: str = "", *, after: str = "", limit: int = 20) -> list[str]:
+        """Names of this owner's entities whose normal form starts with ``prefix``'s, in that
+        form's order, after the entity ``after`` names (the last of a previous page), at most
+        ``limit``: for completing a name as it is typed, through the entities' index."""
+        start, above = _prefix_key("prefix", prefix), _prefix_key("after", after)
+        n = check_positive("limit", limit) or 1
+        with self._db.read() as conn:
+            found = names.entity_names(conn, self.owner, start, after=above, limit=n)
+        return [name for _, name in found]
+
+    def fact_ids(self, prefix: str = "", *, limit: int = 20) -> list[str]:
+        """Ids of this owner's facts (any state) that start with ``prefix``, in id order, at
+        most ``limit``: for completing an id as it is typed, through the ids' index."""
+        start = "" if prefix == "" else check_text("prefix", prefix, max_bytes=200)
+        n = check_positive("limit", limit) or 1
+        with self._db.read() as conn:
+            return names.fact_ids(conn, self.owner, start, limit=n)
+
     def contradictions(self) -> list[Contradiction]:
         """Groups of active facts (same entity, category and attribute) that disagree."""
         with self._db.read() as conn:
@@ -470,3 +489,7 @@ class ChronoMem:
             if then is not None:
                 then(conn)
             return inserted
+
+def _prefix_key(field: str, prefix: object) -> str:
+    """The normal form of a typed prefix (``""`` stays ``""``: every entity)."""
+    return "" if prefix == "" else entity_key(check_text(field, prefix, max_bytes=200))

@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from chronomem import server
-from chronomem.server import _app
+from chronomem.server import _http
 
 from .mcp_client import free_port, http_server, server_env
 from .mcp_client import server_args as _args
@@ -71,15 +71,15 @@ def test_database_path_expands_home_and_creates_parents(
 
 
 def test_rebinding_protection_stays_on_for_every_bind() -> None:
-    wildcard = _app._transport_security("0.0.0.0", ["mybox.lan"])
+    wildcard = _http._transport_security("0.0.0.0", ["mybox.lan"])
     assert wildcard.enable_dns_rebinding_protection
     assert "mybox.lan:*" in wildcard.allowed_hosts
     assert not any(h.startswith("0.0.0.0") for h in wildcard.allowed_hosts)
     assert "http://mybox.lan:*" in wildcard.allowed_origins
-    named = _app._transport_security("10.0.0.7", [])
+    named = _http._transport_security("10.0.0.7", [])
     assert "10.0.0.7:*" in named.allowed_hosts
     assert "localhost:*" in named.allowed_hosts
-    ipv6 = _app._transport_security("::1", [])
+    ipv6 = _http._transport_security("::1", [])
     assert "[::1]:*" in ipv6.allowed_hosts
 
 
@@ -127,7 +127,7 @@ def test_a_weak_token_stops_the_server_with_the_reason(tmp_path: Path) -> None:
 
 
 def test_the_token_check_takes_no_shortcut() -> None:
-    check = _app._BearerToken(STRONG)
+    check = _http._BearerToken(STRONG)
 
     async def go() -> None:
         assert await check.verify_token(STRONG) is not None

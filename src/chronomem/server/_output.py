@@ -6,6 +6,7 @@ these records are the tools' published contract.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -34,6 +35,9 @@ __all__ = [
     "SupersedeOut",
     "TimelineOut",
     "actum_out",
+    "compact",
+    "episode_line",
+    "fact_line",
     "fact_out",
     "recall_out",
     "recalled",
@@ -221,32 +225,55 @@ def fact_out(fact: Fact) -> FactOut:
     )
 
 
-def _fact_line(fact: Fact) -> str:
-    """One fact as a model reads it: the id to act on, the claim, and when it held."""
-    since = fact.valid_from.date().isoformat()
-    until = f" until {fact.valid_until.date().isoformat()}" if fact.valid_until else ""
-    lineage = f"; superseded by {fact.superseded_by}" if fact.superseded_by else ""
-    gone = "; forgotten" if fact.forgotten else ""
-    category = f"{fact.category}; " if fact.category else ""
-    return (
-        f"- [{fact.id}] {fact.content} ({category}valid from {since}{until}; "
-        f"trust {fact.trust_score:.1f}{lineage}{gone})"
-    )
+def fact_line(fact: Fact, *, dated: bool = False) -> str:
+    """One fact as a model reads it: the id to act on and the claim, then only what should
+    change what the model does with it: that it no longer holds (until, superseded by,
+    forgotten) or is doubtful (trust below 0.5). A timeline is about time, so ``dated``
+    adds when the fact began to hold. Category, confidence, scores and token counts are in
+    the structured content, for programs."""
+    notes = [f"from {fact.valid_from.date().isoformat()}"] if dated else []
+    if fact.valid_until is not None:
+        notes.append(f"until {fact.valid_until.date().isoformat()}")
+    if fact.superseded_by:
+        notes.append(f"superseded by {fact.superseded_by}")
+    if fact.forgotten:
+        notes.append("forgotten")
+    if fact.trust_score < LOW_TRUST:
+        notes.append(f"trust {fact.trust_score:.1f}")
+    tail = f" ({'; '.join(notes)})" if notes else ""
+    return f"- [{fact.id}] {fact.content}{tail}"
 
 
-def _episode_line(episode: Episode) -> str:
-    """One turn as a model reads it: who said what, in which conversation, and when."""
-    said = episode.at.strftime("%Y-%m-%d %H:%M")
-    return f"- [{episode.id}] {episode.speaker}: {episode.content} ({episode.session}; {said})"
+LOW_TRUST = 0.5
+"""Below this a fact's trust is shown to the model: weigh it before acting on it."""
+
+
+def episode_line(episode: Episode) -> str:
+    """One turn as a model reads it: who said what, and on which day. The id and session are
+    in the structured content (no tool takes an episode's id)."""
+    return f"- {episode.speaker} ({episode.at.date().isoformat()}): {episode.content}"
 
 
 def result(
-    structured: Mapping[str, Any], head: str, items: Sequence[Fact | Episode]
+    structured: Mapping[str, Any],
+    head: str | None,
+    items: Sequence[Fact | Episode],
+    *,
+    dated: bool = False,
 ) -> CallToolResult:
     """Structured output for programs, and compact lines (not indented JSON) for the model:
-    recall exists to save context tokens, so its text should not spend them on syntax."""
-    lines = (_fact_line(i) if isinstance(i, Fact) else _episode_line(i) for i in items)
-    text = "\n".join([head, *lines])
+    recall exists to save context tokens, so its text spends none on syntax or on fields
+    that change no decision. ``head`` (if any) is the first line."""
+    lines = [fact_line(i, dated=dated) if isinstance(i, Fact) else episode_line(i) for i in items]
+    text = "\n".join([head, *lines] if head else lines)
+    return CallToolResult(content=[TextContent(text=text)], structured_content=dict(structured))
+
+
+def compact(structured: Mapping[str, Any], text: str | None = None) -> CallToolResult:
+    """A small result: its structured content, and for the model ``text`` or else the same
+    record as JSON without the SDK's indentation (a third of the tokens of a short record)."""
+    if text is None:
+        text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"), default=str)
     return CallToolResult(content=[TextContent(text=text)], structured_content=dict(structured))
 
 

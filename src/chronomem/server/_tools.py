@@ -19,7 +19,7 @@ from pydantic import Field
 
 from chronica import ActorKind, Actum, ActumKind, ChronicaError
 from chronomem import ChronoMemError
-from chronomem._doors.text import count, recall_summary
+from chronomem._doors.text import count
 from chronomem._validate import check_text
 
 from ._acta import DEFAULT_LAST_N, fetch_size, window
@@ -36,6 +36,7 @@ from ._output import (
     SupersedeOut,
     TimelineOut,
     actum_out,
+    compact,
     fact_out,
     recall_out,
     result,
@@ -85,7 +86,7 @@ async def chronomem_remember(
     confidence: float = 1.0,
     valid_from: Time | None = None,
     source: str | None = None,
-) -> RememberOut:
+) -> Annotated[CallToolResult, RememberOut]:
     """Store a new durable fact about the user, a project or the world.
 
     Use it when you learn something worth knowing in a later conversation (a preference,
@@ -109,10 +110,10 @@ async def chronomem_remember(
             )
         )
     if fid.duplicate_of is not None:
-        return RememberOut(
-            id=str(fid), contradicts=[], note=f"already known as {fid}; nothing stored"
+        return compact(
+            RememberOut(id=str(fid), contradicts=[], note=f"already known as {fid}; nothing stored")
         )
-    return RememberOut(id=str(fid), contradicts=list(fid.contradicts))
+    return compact(RememberOut(id=str(fid), contradicts=list(fid.contradicts)))
 
 
 async def chronomem_recall(
@@ -148,9 +149,8 @@ async def chronomem_recall(
                 kinds=kinds,
             )
         )
-    out = recall_out(found)
-    head = f"{recall_summary(found)}, best first:" if found else "nothing recalled"
-    return result(out, head, found)
+    # No head line: the lines are the answer ("nothing recalled" when there are none).
+    return result(recall_out(found), None if found else "nothing recalled", found)
 
 
 async def chronomem_remember_episode(
@@ -159,7 +159,7 @@ async def chronomem_remember_episode(
     speaker: str,
     session: str,
     at: Time | None = None,
-) -> EpisodeOut:
+) -> Annotated[CallToolResult, EpisodeOut]:
     """Record one turn of a conversation: what was said, by whom, in which session.
 
     Use it to keep what the user or an agent said, word for word, so that it can be
@@ -170,10 +170,12 @@ async def chronomem_remember_episode(
         eid = await _state(ctx).write(
             lambda s: s.memory.remember_episode(content, speaker=speaker, session=session, at=at)
         )
-    return EpisodeOut(id=eid, session=session)
+    return compact(EpisodeOut(id=eid, session=session))
 
 
-async def chronomem_index_session(ctx: Context[State, Any], chronicum_id: str) -> IndexedOut:
+async def chronomem_index_session(
+    ctx: Context[State, Any], chronicum_id: str
+) -> Annotated[CallToolResult, IndexedOut]:
     """Make a shared session (a chronicum) recallable: its messages become episodes.
 
     Use it after messages were recorded with chronica_record_actum, so chronomem_recall can
@@ -183,7 +185,7 @@ async def chronomem_index_session(ctx: Context[State, Any], chronicum_id: str) -
         added = await _state(ctx).write(
             lambda s: s.memory.index_session(s.chronicarius, chronicum_id)
         )
-    return IndexedOut(chronicum_id=chronicum_id, added=added)
+    return compact(IndexedOut(chronicum_id=chronicum_id, added=added))
 
 
 async def chronomem_supersede(
@@ -196,7 +198,7 @@ async def chronomem_supersede(
     confidence: float = 1.0,
     valid_from: Time | None = None,
     source: str | None = None,
-) -> SupersedeOut:
+) -> Annotated[CallToolResult, SupersedeOut]:
     """Replace a fact that changed: the old one stops being valid, the new one starts.
 
     Use it when the user corrects something or the world changed (a new address, a
@@ -217,12 +219,12 @@ async def chronomem_supersede(
                 source=source,
             )
         )
-    return SupersedeOut(id=str(fid), superseded=old_id, contradicts=list(fid.contradicts))
+    return compact(SupersedeOut(id=str(fid), superseded=old_id, contradicts=list(fid.contradicts)))
 
 
 async def chronomem_forget(
     ctx: Context[State, Any], fact_id: str, reason: str | None = None
-) -> ForgetOut:
+) -> Annotated[CallToolResult, ForgetOut]:
     """Stop using a fact that was wrong or that the user asked you to forget.
 
     It is a soft delete: recall no longer returns it, but its lineage stays for audit.
@@ -231,7 +233,7 @@ async def chronomem_forget(
     with _readable_errors():
         check_text("fact_id", fact_id)  # ids are looked up, not validated, by the library
         await _state(ctx).write(lambda s: s.memory.forget(fact_id, reason=reason))
-    return ForgetOut(id=fact_id, forgotten=True)
+    return compact(ForgetOut(id=fact_id, forgotten=True))
 
 
 async def chronomem_timeline(
@@ -245,10 +247,13 @@ async def chronomem_timeline(
     with _readable_errors():
         facts = await _state(ctx).read(lambda s: s.memory.timeline(entity))
     head = f"{count(len(facts), 'fact')} about {entity!r}, oldest first:"
-    return result(TimelineOut(entity=entity, facts=[fact_out(f) for f in facts]), head, facts)
+    out = TimelineOut(entity=entity, facts=[fact_out(f) for f in facts])
+    return result(out, head, facts, dated=True)
 
 
-async def chronomem_contradictions(ctx: Context[State, Any]) -> ContradictionsOut:
+async def chronomem_contradictions(
+    ctx: Context[State, Any],
+) -> Annotated[CallToolResult, ContradictionsOut]:
     """List active facts that disagree with each other and still need resolving.
 
     Use it to tidy the memory: for each contradiction, ask the user or supersede the
@@ -256,13 +261,15 @@ async def chronomem_contradictions(ctx: Context[State, Any]) -> ContradictionsOu
     """
     with _readable_errors():
         found = await _state(ctx).read(lambda s: s.memory.contradictions())
-    return ContradictionsOut(
-        contradictions=[
-            ContradictionOut(
-                entity=c.entity, category=c.category, fact_ids=list(c.fact_ids), reason=c.reason
-            )
-            for c in found
-        ]
+    return compact(
+        ContradictionsOut(
+            contradictions=[
+                ContradictionOut(
+                    entity=c.entity, category=c.category, fact_ids=list(c.fact_ids), reason=c.reason
+                )
+                for c in found
+            ]
+        )
     )
 
 
@@ -275,7 +282,7 @@ async def chronica_record_actum(
     content: str = "",
     metadata: dict[str, Any] | None = None,
     idempotency_key: str | None = None,
-) -> ActumOut:
+) -> Annotated[CallToolResult, ActumOut]:
     """Append one thing that happened to a shared session (a chronicum).
 
     Use it to record a message, a thought, a tool request or a tool response so the
@@ -295,7 +302,7 @@ async def chronica_record_actum(
         stored = await _state(ctx).write(
             lambda s: s.chronicarius.record_actum(s.owner, actum, idempotency_key=idempotency_key)
         )
-    return actum_out(stored)
+    return compact(actum_out(stored))
 
 
 async def chronica_get_acta(
@@ -304,7 +311,7 @@ async def chronica_get_acta(
     last_n: Annotated[int, Field(ge=0, le=MAX_COUNT)] = DEFAULT_LAST_N,
     kinds: list[ActumKind] | None = None,
     actor_kinds: list[ActorKind] | None = None,
-) -> ActaOut:
+) -> Annotated[CallToolResult, ActaOut]:
     """Read a shared session back as a context window, oldest first.
 
     Use it to catch up on what the human and other agents said and did. kinds and
@@ -326,7 +333,7 @@ async def chronica_get_acta(
     out = ActaOut(acta=[actum_out(a) for a in kept])
     if note is not None:
         out["note"] = note
-    return out
+    return compact(out)
 
 
 TOOLS = (

@@ -1,0 +1,44 @@
+"""Prefix look-ups of an owner's entity names and fact ids, for completion and browsing.
+
+A client completing ``chronomem://timeline/{entity}`` sends a few letters on every keystroke,
+so each look-up is a range scan of a unique index (``chronomem_entities (owner, key)``,
+``chronomem_facts (id)``), never a scan of the owner's rows, and returns at most ``limit``.
+Keys and ids compare by code point on both engines (PostgreSQL declares them ``COLLATE "C"``),
+so the keys that start with a prefix are exactly those from ``prefix`` up to ``prefix``
+followed by the largest code point.
+"""
+
+from __future__ import annotations
+
+from chronomem.engine.dialect import Conn
+
+__all__ = ["entity_names", "fact_ids"]
+
+_LAST = "\U0010ffff"
+"""The largest code point: ``prefix + _LAST`` is above every key that starts with ``prefix``."""
+
+
+def entity_names(
+    conn: Conn, owner: str, prefix: str, *, after: str, limit: int
+) -> list[tuple[str, str]]:
+    """Up to ``limit`` of the owner's entities whose key starts with ``prefix`` and is above
+    ``after``, in key order, as ``(key, name)``."""
+    rows = conn.execute(
+        """SELECT key, name FROM chronomem_entities
+           WHERE owner = ? AND key >= ? AND key < ? AND key > ?
+           ORDER BY key LIMIT ?""",
+        (owner, prefix, prefix + _LAST, after, limit),
+    ).fetchall()
+    return [(str(r[0]), str(r[1])) for r in rows]
+
+
+def fact_ids(conn: Conn, owner: str, prefix: str, *, limit: int) -> list[str]:
+    """Up to ``limit`` ids of the owner's facts (not episodes) that start with ``prefix``, in
+    id order. Ids are random, so the owner's share of a range is its share of the table."""
+    rows = conn.execute(
+        """SELECT id FROM chronomem_facts
+           WHERE id >= ? AND id < ? AND owner = ? AND kind = 'fact'
+           ORDER BY id LIMIT ?""",
+        (prefix, prefix + _LAST, owner, limit),
+    ).fetchall()
+    return [str(r[0]) for r in rows]
