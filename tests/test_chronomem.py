@@ -57,7 +57,10 @@ def test_supersede_closes_the_old_belief_and_keeps_it(mem: ChronoMem) -> None:
     assert first["superseded_by"] == new
     assert first["valid_until"] is not None
     assert second["valid_until"] is None
-    assert [f["id"] for f in mem.recall("ThinkPad interface", active_only=False)] != []
+    # The old belief is kept: get() reads it, and recall finds it once asked for history.
+    assert mem.get(old)["content"] == WIFI
+    assert [f["id"] for f in mem.recall("ThinkPad interface")] == [new]
+    assert {f["id"] for f in mem.recall("ThinkPad interface", active_only=False)} == {old, new}
     with pytest.raises(FactNotActiveError):
         mem.supersede(old, "ThinkPad T14 primary interface is USB")
 

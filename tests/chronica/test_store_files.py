@@ -12,6 +12,7 @@ import os
 import random
 import sqlite3
 import tempfile
+import time
 import traceback
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
@@ -212,9 +213,24 @@ def test_a_bad_busy_timeout_is_refused_before_the_file_is_made(
     assert not sqlite_path.exists()
 
 
-def test_a_zero_busy_timeout_is_allowed(sqlite_path: Path) -> None:
+def test_a_zero_busy_timeout_is_allowed_and_means_do_not_wait(sqlite_path: Path) -> None:
+    # Zero is a valid choice (fail at once rather than queue), not "unset": while another
+    # connection holds the write lock, a write gives up at once instead of waiting.
     with SQLiteStore(sqlite_path, busy_timeout=0) as store:
-        Chronicarius(store).record_actum(OWNER, _actum())
+        chronica = Chronicarius(store)
+        chronica.record_actum(OWNER, _actum())
+        holder = sqlite3.connect(sqlite_path, isolation_level=None)
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+            started = time.monotonic()
+            with pytest.raises(StoreError, match="locked"):
+                chronica.record_actum(OWNER, _actum())
+            assert time.monotonic() - started < 0.5
+            holder.execute("ROLLBACK")
+        finally:
+            holder.close()
+        chronica.record_actum(OWNER, _actum())
+        assert len(chronica.get_acta(OWNER, CID)) == 2
 
 
 @pytest.mark.parametrize(

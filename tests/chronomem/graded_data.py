@@ -205,14 +205,18 @@ def tier_contradictions(seed: int, memory: ChronoMem | None = None) -> Tier:
         if kind == 0:  # a genuine conflict
             second = mem.remember(_claim(who, attr, b, rng))
             groups.add(frozenset({first, second}))
-            queries.append(Query("contradicts", {first} if second.contradicts else set()))
-        elif kind == 1:  # resolved by supersede: no conflict
-            mem.supersede(first, _claim(who, attr, b, rng))
+            # What remember() reported: exactly the fact it conflicts with, nothing else.
+            reported = {str(first)} if second.contradicts == (first,) else set()
+            queries.append(Query("contradicts", reported))
+            continue
+        if kind == 1:  # resolved by supersede: no conflict
+            later = mem.supersede(first, _claim(who, attr, b, rng))
         elif kind == 2:  # same attribute, another person: no conflict
-            mem.remember(_claim(names.person(), attr, b, rng))
+            later = mem.remember(_claim(names.person(), attr, b, rng))
         else:  # same person, another attribute: no conflict
             other = rng.choice([x for x in ATTRS if x != attr])
-            mem.remember(_claim(who, other, rng.choice(ATTRS[other]), rng))
+            later = mem.remember(_claim(who, other, rng.choice(ATTRS[other]), rng))
+        queries.append(Query("no contradiction", {str(i) for i in later.contradicts}))
     return Tier("6 contradiction detection", mem, queries, expected_groups=groups)
 
 

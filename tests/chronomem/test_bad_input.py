@@ -234,12 +234,27 @@ def test_any_query_text_is_safe(mem: ChronoMem, query: str) -> None:
     assert sum(f.tokens for f in results) <= 50
 
 
-@pytest.mark.parametrize(
-    "query",
-    ['"', "AND OR NOT", "NEAR(a b)", "a*", "col:x", "^start", "'); DROP TABLE x;--", "-x +y"],
-)
-def test_fts_syntax_is_data(mem: ChronoMem, query: str) -> None:
-    mem.recall(query)
+# (query in FTS5's syntax, the fact its plain words name): were the query handed to MATCH, each
+# would be a syntax error, an operator or a column filter, and an error swallowed into an
+# empty answer would look the same as "nothing found" unless the fact is asked for.
+FTS_SYNTAX = [
+    ('"Kinara', "Kinara serves a famous rendang"),
+    ("Volvo AND OR NOT", "Hank drives a Volvo estate"),
+    ("NEAR(Menteng Kemang)", "Ardian moved from Kemang to Menteng"),
+    ("thinkpad*", "Bea's laptop is a ThinkPad T14"),
+    ("col:Bandung", "Priya grew up in Bandung"),
+    ("^Emacs", "Gina writes her notes in Emacs"),
+    ("'); DROP TABLE chronomem_facts;--", "The drop-leaf table folds flat"),
+    ("-Zurich +Oslo", "Jonas flies from Zurich to Oslo on Monday"),
+]
+
+
+@pytest.mark.parametrize(("query", "fact"), FTS_SYNTAX, ids=[q for q, _ in FTS_SYNTAX])
+def test_fts_syntax_is_data(mem: ChronoMem, query: str, fact: str) -> None:
+    ids = {text: mem.remember(text) for _, text in FTS_SYNTAX}
+    before = counts(mem)
+    assert ids[fact] in [f.id for f in mem.recall(query, limit=3)]
+    assert counts(mem) == before  # and the table the last-but-one query names is still there
 
 
 def _hash(path: Path) -> str:

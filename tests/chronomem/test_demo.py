@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from chronica import Chronicarius
+from chronica.demo import SESSION
+from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem, demo
 from chronomem.cli import main
 
@@ -54,8 +57,35 @@ def test_demo_shows_the_whole_product(
         assert line in out, line
     # The session and the memory share the one file in the working directory.
     assert "chronomem-demo.db" in out
+    _assert_the_file_holds_what_the_demo_says(tmp_path / "chronomem-demo.db")
     assert (tmp_path / "chronomem-demo.db").stat().st_size > 0
     assert stat.S_IMODE((tmp_path / "chronomem-demo.db").stat().st_mode) == 0o600
+
+
+def _assert_the_file_holds_what_the_demo_says(path: Path) -> None:
+    """The printout is the demo's own account; the file is the evidence."""
+    with SQLiteStore(path, read_only=True) as store:
+        acta = Chronicarius(store).get_acta(demo.OWNER, SESSION)
+    keys = [a.content for a in acta if a.actor == "concierge"]
+    assert keys.count("Noted for next time: six people, Sari is allergic to peanuts.") == 1
+    booked = [a.content for a in acta if a.actor == "booking" and a.kind == "message"]
+    assert booked == ["Booked Kinara, Friday 7pm, table for four (#K-2291)."], "retry kept once"
+    with ChronoMem(path, owner=demo.OWNER) as memory:
+        party = {f.content: f for f in memory.timeline("dinner party")}
+        four = party["Ardian's dinner party size is 4 people"]
+        six = party["Ardian's dinner party size is 6 people"]
+        assert four.superseded_by == six.id
+        assert six.superseded_by is None
+        [conflict] = memory.contradictions()
+        assert {memory.get(i).content for i in conflict.fact_ids} == {
+            "Kinara booking time is 19:00 on Friday",
+            "Kinara booking time is 20:00 on Friday",
+        }
+        said = [r for r in memory.export_facts() if r["kind"] == "episode"]
+        assert len(said) == len({a.id for a in acta if a.kind == "message"}) - 1  # not the note
+        assert {r["session"] for r in said} == {SESSION}
+    with ChronoMem(path, owner="mallory") as stranger:
+        assert stranger.stats()["facts"] == 0  # the demo wrote only as its owner
 
 
 def _user_memory(path: Path) -> None:

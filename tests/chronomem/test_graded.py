@@ -52,8 +52,14 @@ def test_no_ghost_beliefs(memory_target: MemoryTarget) -> None:
 def test_contradictions_are_reported_on_remember(memory_target: MemoryTarget) -> None:
     with memory_target.open() as mem:
         tier = TIERS[5](HELD_OUT, mem)
-        assert tier.queries, "the contradiction tier always has genuine conflicts"
-        assert all(q.relevant for q in tier.queries), "every conflict is reported by remember()"
+        conflicts = [q for q in tier.queries if q.text == "contradicts"]
+        assert conflicts, "the contradiction tier always has genuine conflicts"
+        # Each genuine conflict is reported as exactly the earlier fact; the near misses
+        # (superseded, another person, another attribute) report nothing.
+        assert all(q.relevant for q in conflicts), "every conflict is reported by remember()"
+        quiet = [q for q in tier.queries if q.text == "no contradiction"]
+        assert len(quiet) == 3 * len(conflicts)
+        assert all(not q.relevant for q in quiet), "a non-conflict is reported by remember()"
 
 
 @pytest.mark.slow
