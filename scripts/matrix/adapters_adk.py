@@ -46,6 +46,7 @@ from google.genai import types
 from chronica.integrations.adk import ChronicaSessionService
 from chronica.stores.sqlite import SQLiteStore
 
+from . import quiet
 from .fmt import pct, ratio, table
 from .optional import bench_module
 from .stats import percentiles
@@ -197,6 +198,7 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
     rows, done = [], 0
     last20 = GetSessionConfig(num_recent_events=20)
     for size in sizes:
+        before, waited = quiet.settle()  # bounded; a busy checkpoint is marked
         for subject in subjects:
             subject.samples = {}
         for i in range(done, size):
@@ -207,6 +209,7 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
             await _each(subjects, "window_ms", lambda s: _read(s, last20))
         for _ in range(max(3, _READS // 10)):
             await _each(subjects, "all_ms", lambda s: _read(s, None))
+        load = quiet.checkpoint(before, waited)
         for subject in subjects:
             await _check(subject, done, last20)
             subject.samples["append_ms"] = subject.samples["append_ms"][-_APPEND_SAMPLE:]
@@ -216,6 +219,7 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
                     "synchronous": subject.sync,
                     "events": size,
                     "setting": subject.setting(),
+                    "load": load,
                 }
                 | {name: _ms(values) for name, values in subject.samples.items()}
             )

@@ -33,6 +33,7 @@ from typing import Any, Literal
 from chronica.integrations.openai_agents import ChronicaSession
 from chronica.stores.sqlite import SQLiteStore
 
+from . import quiet
 from .fmt import pct, ratio, table
 from .optional import bench_module
 from .stats import percentiles
@@ -134,6 +135,7 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
     """
     rows, done, turn = [], 0, 0
     for size in sizes:
+        before, waited = quiet.settle()  # bounded; a busy checkpoint is marked
         for subject in subjects:
             subject.samples = {}
         for i in range(done, size):
@@ -153,10 +155,11 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
             turn += 1
             await _each(subjects, "turn_ms", _adding(batch))
         done += 5 * _TURNS
+        load = quiet.checkpoint(before, waited)
         for subject in subjects:
             subject.samples["append_ms"] = subject.samples["append_ms"][-_APPEND_SAMPLE:]
             rows.append(
-                {"store": subject.name, "synchronous": subject.sync, "items": size}
+                {"store": subject.name, "synchronous": subject.sync, "items": size, "load": load}
                 | {name: _ms(values) for name, values in subject.samples.items()}
             )
     return rows

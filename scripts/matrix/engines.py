@@ -31,6 +31,7 @@ from tests.pgserver import throwaway_server
 
 from chronomem import ChronoMem
 
+from . import quiet
 from .cost import _filled
 from .data import scaling_queries, synthetic_facts
 from .fmt import pct, ratio, table
@@ -176,7 +177,9 @@ def run(
         tempfile.TemporaryDirectory(prefix="chronomem-bench-") as tmp,
     ):
         for i, size in enumerate(sizes):
-            rows.append(_size(size, dsn, {**cfg, "concurrent": i == 0}, Path(tmp), log))
+            before, waited = quiet.settle()  # bounded; a row measured under load is marked
+            row = _size(size, dsn, {**cfg, "concurrent": i == 0}, Path(tmp), log)
+            rows.append(row | {"load": quiet.checkpoint(before, waited)})
             shutil.rmtree(tmp, ignore_errors=True)
             Path(tmp).mkdir(exist_ok=True)
     return {"rows": rows, "writers": cfg["writers"], "seconds": cfg["seconds"], "sizes": sizes}

@@ -24,6 +24,7 @@ __all__ = [
     "ATTEMPTS",
     "LOAD_LIMIT",
     "WAIT_S",
+    "checkpoint",
     "guarded",
     "judge",
     "patient",
@@ -106,6 +107,16 @@ def guarded(
     if busy:
         log(f"{label}: still under load after {attempt} attempts; the row is marked")
     return result, record
+
+
+def checkpoint(
+    before: float, waited: float, *, load: Callable[[], float] = _load
+) -> dict[str, Any]:
+    """The load record of a row that cannot be measured again alone (a checkpoint of sessions
+    grown in lockstep): what :func:`settle` found before it and the load now, marked if high."""
+    after = load()
+    busy = before > LOAD_LIMIT or after > LOAD_LIMIT
+    return {"before": before, "after": after, "waited_s": waited, "attempts": 1, "under_load": busy}
 
 
 def under_load(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
