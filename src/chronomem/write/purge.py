@@ -6,9 +6,10 @@ episode keeps its source, the id of the turn it came from, so indexing the sessi
 not bring the turn back), speaker, entity links (and the entities no other fact names), its
 lexical postings (with the document frequencies and corpus counters lowered by exactly what it
 added, and the context columns of the turns after it indexed again without it) and its
-semantic vector. What stays is a tombstone: id, kind, times, lineage (``superseded_by``, an
-episode's session and place), ``purged_at`` and the reason, so supersede chains and session
-order stay whole. Erasing an owner removes every row of the owner, tombstones included.
+semantic vector, and the days its text mentions (``chronomem_mentions``). What stays is a
+tombstone: id, kind, times, lineage (``superseded_by``, an episode's session and place),
+``purged_at`` and the reason, so supersede chains and session order stay whole. Erasing an
+owner removes every row of the owner, tombstones included.
 
 Records are purged a few per transaction (:data:`BATCH`), each whole inside one: a process
 killed mid-way leaves every item either untouched or a tombstone, and running the same call
@@ -109,7 +110,7 @@ def _unlink_entities(conn: Conn, owner: str, rowid: int) -> tuple[int, int]:
 
 _TOMBSTONE = """UPDATE chronomem_facts SET content = '', category = NULL, metadata = NULL,
     entities = '[]', terms = '', attr = NULL, value = NULL, forget_reason = NULL,
-    content_key = NULL,
+    content_key = NULL, mentions = NULL,
     source = CASE WHEN kind = 'episode' THEN source ELSE NULL END,
     speaker = CASE WHEN kind = 'episode' THEN '' ELSE NULL END,
     invalidated_at = coalesce(invalidated_at, ?), purged_at = ?, purge_reason = ?
@@ -124,6 +125,8 @@ def _purge_one(conn: Conn, index: Unindexer, item: _Item, reason: str | None, no
         conn, "DELETE FROM chronomem_vectors WHERE item = ? RETURNING 1", (item.rowid,)
     )
     links, entities = _unlink_entities(conn, index.owner, item.rowid)
+    # The days the item's text mentions (and its own time) were read from it: they go too.
+    conn.execute("DELETE FROM chronomem_mentions WHERE item = ?", (item.rowid,))
     conn.execute(_TOMBSTONE, (now, now, reason, item.rowid))
     episode = item.kind == "episode"
     return Purged(
@@ -248,6 +251,7 @@ def erase_owner(conn: Conn, owner: str) -> Purged:
         conn, "DELETE FROM chronomem_entities WHERE owner = ? RETURNING 1", (owner,)
     )
     tables = (
+        "chronomem_mentions",
         "chronomem_term_stats",
         "chronomem_corpus",
         "chronomem_speakers",
