@@ -205,3 +205,22 @@ def test_two_stores_on_one_memory_see_each_other(memory_target: MemoryTarget) ->
     assert got.value == {"v": 2}
     assert other.get(ALICE, "k") is None  # another owner's items do not exist
     assert other.list_namespaces() == []
+
+
+def test_a_query_under_a_narrow_prefix_is_not_crowded_out(mem: ChronoMem) -> None:
+    """A search ranks recall's candidates then keeps those under the prefix: another
+    namespace's many better matches (short texts, which BM25 prefers) do not push a
+    namespace's own matches out."""
+    store = ChronoMemStore(mem)
+    with mem.batch():
+        for i in range(150):
+            store.put(("users", "bob"), f"r{i}", {"text": f"ramen ramen, stall {i}"})
+    # Long texts: BM25 ranks them below every short one of Bob's.
+    filler = " ".join(f"word{n}" for n in range(60))
+    store.put(("users", "alice", "food"), "one", {"text": f"Alice tried ramen once {filler}"})
+    store.put(("users", "alice", "music"), "two", {"text": f"Alice hums, eating ramen {filler}"})
+    found = store.search(("users", "alice"), query="ramen")
+    assert {i.key for i in found} == {"one", "two"}
+    [one] = store.search(("users", "alice", "food"), query="ramen")
+    assert one.key == "one"
+    assert len(store.search(("users",), query="ramen", limit=50)) == 50
