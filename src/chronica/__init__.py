@@ -11,7 +11,8 @@ every read, exactly a missing one (:class:`ChronicumNotFoundError`). Actum IDs a
 across the whole store.
 """
 
-from ._async import AsyncChronicarius
+from typing import TYPE_CHECKING, Any
+
 from ._chronicarius import Chronicarius
 from ._errors import (
     ChronicaError,
@@ -52,6 +53,20 @@ from .store import (
     RestorableStore,
     Store,
 )
+
+if TYPE_CHECKING:
+    from ._async import AsyncChronicarius
+
+
+def __getattr__(name: str) -> Any:
+    # AsyncChronicarius brings asyncio: a synchronous caller (a command-line hook, a script)
+    # never pays for it.
+    if name == "AsyncChronicarius":
+        from ._async import AsyncChronicarius
+
+        return AsyncChronicarius
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "MAX_CONTENT_BYTES",

@@ -33,7 +33,8 @@ Documented decisions (the contract leaves them to us):
 
 from __future__ import annotations
 
-from ._async import AsyncChronoMem
+from typing import TYPE_CHECKING, Any
+
 from ._errors import (
     ChronoMemError,
     DatabaseError,
@@ -49,6 +50,20 @@ from ._memory import ChronoMem
 from ._model import Contradiction, Episode, Fact, FactId, Purged
 from ._sessions import Indexed, Skipped, Turn
 from .text.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from ._async import AsyncChronoMem
+
+
+def __getattr__(name: str) -> Any:
+    # AsyncChronoMem brings asyncio (about half of chronomem's import time); a command-line
+    # hook or a synchronous agent never pays for it.
+    if name == "AsyncChronoMem":
+        from ._async import AsyncChronoMem
+
+        return AsyncChronoMem
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AsyncChronoMem",
