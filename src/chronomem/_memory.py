@@ -23,6 +23,7 @@ from chronomem.recall.distinct import distinct
 from chronomem.recall.fusion import Candidate, check_weights, fuse
 from chronomem.recall.lexical import LexicalParams
 from chronomem.recall.view import KINDS, View
+from chronomem.recall.where import check_where, where_sql
 from chronomem.text.entities import entity_key
 from chronomem.text.tokens import estimate_tokens, pack
 from chronomem.write import purge as purging
@@ -354,6 +355,7 @@ class ChronoMem:
         known_at: datetime | None = None,
         category: str | None = None,
         kinds: Iterable[str] | None = None,
+        where: Mapping[str, Any] | None = None,
     ) -> list[Item]:
         """Facts and episodes relevant to ``query``, best first, each with ``kind``, ``score``,
         ``tokens`` and ``ranks``.
@@ -363,13 +365,16 @@ class ChronoMem:
         (forgotten never). ``as_of`` (valid time; for an episode, when it was said) and
         ``known_at`` (system time) select a bi-temporal view and take precedence over
         ``active_only``. ``kinds`` restricts the result to ``("fact",)`` or ``("episode",)``;
-        ``category`` applies to facts. Packing: with ``token_budget``, items are taken best
+        ``category`` applies to facts; ``where`` tests metadata fields inside every channel,
+        before any limit (``{"city": "Bandung", "stars": {"$gte": 4}}``, see
+        :mod:`chronomem.recall.where`). Packing: with ``token_budget``, items are taken best
         first and one that does not fit is skipped (first fit), so the total never exceeds
         the budget; ``limit`` caps the count (default 10 when neither is given).
         """
         text = check_text("query", query, max_bytes=8192)
         budget = check_budget(token_budget)
         cap = check_positive("limit", limit)
+        tests = check_where(where)
         if not isinstance(active_only, bool):
             raise InvalidArgumentError("active_only", "must be a bool")
         view = View(
@@ -387,7 +392,9 @@ class ChronoMem:
             # "Now" is read after the snapshot is taken: every write the snapshot holds was
             # stamped before it, so a fact another process superseded a moment ago is never
             # still "valid now" here.
-            view = dataclasses.replace(view, now=self._clock.now())
+            sql, params = where_sql(conn.dialect, tests)
+            view = dataclasses.replace(view, now=self._clock.now(), where=sql,
+                                       where_params=tuple(params))  # fmt: skip
             ranked = fuse(conn, text, view, self.weights, self._lexical)
             want = cap if budget is None and cap is not None else PACK_SCAN
             facts = distinct(ranked, lambda chunk: self._materialise(conn, chunk), want)

@@ -115,6 +115,15 @@ class Dialect(Protocol):
         """An aggregate gathering ``column`` into a JSON array, as text."""
         ...
 
+    def json_test(
+        self, column: str, path: Sequence[str], op: str, value: str | float | bool | None
+    ) -> tuple[str, list[object]]:
+        """SQL testing the JSON text ``column`` at ``path`` against ``value`` with ``op``
+        (``=``, ``<``, ``<=``, ``>``, ``>=``; a ``None`` or bool only with ``=``): true only
+        where the field exists with ``value``'s JSON type (a number is any number) and
+        compares so, never an error (``recall``'s ``where``)."""
+        ...
+
     def entities(
         self, conn: Conn, owner: str, keyed: Sequence[tuple[str, str]]
     ) -> dict[str, tuple[int, str]]:

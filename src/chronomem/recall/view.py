@@ -1,4 +1,4 @@
-"""Which items a recall may see: owner, kind, category and the bi-temporal coordinates.
+"""Which items a recall may see: owner, kind, category, metadata and the two times.
 
 The default view is "valid now, as believed now": an item whose validity has not started yet
 (a supersede dated next month) or has already ended (an imported fact with a past
@@ -27,6 +27,9 @@ class View:
     active_only: bool = True
     as_of: int | None = None
     known_at: int | None = None
+    where: str = ""
+    """A fragment testing metadata (:mod:`chronomem.recall.where`), with its parameters."""
+    where_params: tuple[object, ...] = ()
 
     def sql(self) -> tuple[str, list[object]]:
         """The fragment and its parameters."""
@@ -38,6 +41,9 @@ class View:
         if self.category is not None:
             clauses.append("f.category = ?")
             params.append(self.category)
+        if self.where:
+            clauses.append(self.where)
+            params += self.where_params
         s, t = self.known_at, self.as_of
         if s is None and t is None:
             if not self.active_only:

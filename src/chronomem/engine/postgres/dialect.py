@@ -44,6 +44,23 @@ class PostgresDialect:
         """``json_agg`` cast to text, so both engines hand back the same string."""
         return f"json_agg({column} ORDER BY f.rowid)::text"
 
+    def json_test(
+        self, column: str, path: Sequence[str], op: str, value: str | float | bool | None
+    ) -> tuple[str, list[object]]:
+        """jsonb compares typed (numbers numerically, ``1`` = ``1.0``); ``jsonb_typeof``
+        keeps an ordering to values of the operand's kind."""
+        field = f"({column}::jsonb #> ?::text[])"
+        kind = (
+            "null" if value is None
+            else "boolean" if isinstance(value, bool)
+            else "number" if isinstance(value, (int, float))
+            else "string"
+        )  # fmt: skip
+        return (
+            f"jsonb_typeof({field}) = '{kind}' AND {field} {op} ?::jsonb",
+            [list(path), list(path), json.dumps(value)],
+        )
+
     def entities(
         self, conn: Conn, owner: str, keyed: Sequence[tuple[str, str]]
     ) -> dict[str, tuple[int, str]]:

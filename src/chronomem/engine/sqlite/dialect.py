@@ -35,6 +35,21 @@ class SQLiteDialect:
         """``json_group_array``: already text."""
         return f"json_group_array({column})"
 
+    def json_test(
+        self, column: str, path: Sequence[str], op: str, value: str | float | bool | None
+    ) -> tuple[str, list[object]]:
+        """``json_type`` checks the kind (``json_extract`` reads true as 1), then the value."""
+        at = "$" + "".join(f'."{p}"' for p in path)
+        if value is None:
+            return f"json_type({column}, ?) = 'null'", [at]
+        if isinstance(value, bool):
+            return f"json_type({column}, ?) = ?", [at, "true" if value else "false"]
+        kinds = "('integer', 'real')" if isinstance(value, (int, float)) else "('text')"
+        return (
+            f"json_type({column}, ?) IN {kinds} AND json_extract({column}, ?) {op} ?",
+            [at, at, value],
+        )
+
     def entities(
         self, conn: Conn, owner: str, keyed: Sequence[tuple[str, str]]
     ) -> dict[str, tuple[int, str]]:
