@@ -35,6 +35,7 @@ __all__ = [
     "matches_namespace",
     "metadata_of",
     "prefix_entity",
+    "pushed_down",
     "stored",
 ]
 
@@ -205,6 +206,31 @@ def _matches(value: Any, wanted: Any) -> bool:
             and all(_matches(a, b) for a, b in zip(value, wanted, strict=True))
         )
     return bool(value == wanted)
+
+
+def pushed_down(wanted: Mapping[str, Any] | None) -> dict[str, str]:
+    """The part of a LangGraph filter ``recall(..., where=...)`` can run inside its channels,
+    before its limit: equality with a string (LangGraph compares with Python's ``==``, under
+    which only a string equals a string; a number equals a boolean, ``None`` a missing field,
+    so those stay with :func:`matches_filter`, which always has the last word)."""
+    found: dict[str, str] = {}
+
+    def walk(path: tuple[str, ...], value: Any) -> None:
+        if any("." in p or '"' in p or "\x00" in p or not p for p in path):
+            return
+        if isinstance(value, str):
+            found[".".join((MARK, "value", *path))] = value
+        elif isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
+            if set(value) == {"$eq"}:
+                walk(path, value["$eq"])
+            elif not any(k.startswith("$") for k in value):
+                for k, v in value.items():
+                    walk((*path, k), v)
+
+    for field, value in (wanted or {}).items():
+        if isinstance(field, str):
+            walk((field,), value)
+    return found
 
 
 def matches_filter(value: Mapping[str, Any], wanted: Mapping[str, Any] | None) -> bool:

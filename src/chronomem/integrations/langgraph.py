@@ -54,6 +54,7 @@ from ._langgraph_records import (
     matches_namespace,
     metadata_of,
     prefix_entity,
+    pushed_down,
     stored,
 )
 
@@ -75,9 +76,11 @@ class ChronoMemStore(BaseStore):
     ``search`` without a query returns the items under the prefix that pass ``filter``,
     ordered by namespace then key (a stable page order for ``offset``), ``score`` ``None``.
     With a query it ranks by chronomem's recall and keeps those under the prefix that pass
-    ``filter``: the filter runs over recall's candidates, at least ``candidates`` and four
-    times ``offset + limit``, widened while too few pass (up to 5,000), so a query returns the
-    items that relate to it, not every item.
+    ``filter``: a string equality of the filter runs inside recall's channels
+    (``recall(..., where=...)``, before any limit); the rest runs over recall's candidates,
+    at least ``candidates`` and four times ``offset + limit``, widened while too few pass and
+    recall has more (up to 5,000). So a query returns the items that relate to it, not every
+    item.
     """
 
     supports_ttl = False
@@ -163,8 +166,9 @@ class ChronoMemStore(BaseStore):
     def _ranked(self, op: SearchOp, query: str) -> list[SearchItem]:
         want = max(op.offset + op.limit, 0)
         asked = min(max(self.candidates, 4 * want), _QUERY_CAP)
+        where = pushed_down(op.filter) or None
         while True:
-            found = self.memory.recall(query, kinds=["fact"], limit=asked)
+            found = self.memory.recall(query, kinds=["fact"], limit=asked, where=where)
             kept: dict[tuple[tuple[str, ...], str], tuple[Stored, float]] = {}
             for fact in found:
                 s = stored(fact)  # type: ignore[arg-type]  # kinds=["fact"]: only facts

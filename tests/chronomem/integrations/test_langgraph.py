@@ -12,10 +12,12 @@ import pytest
 from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
 
 from chronomem import ChronoMem, Fact
+from chronomem.integrations._langgraph_records import pushed_down
 from chronomem.integrations.langgraph import ChronoMemStore
 from tests.chronomem.backends import MemoryTarget
 
 ALICE = ("users", "alice")
+WORDS = [f"filler{n}" for n in range(40)]
 
 
 @pytest.fixture
@@ -224,3 +226,21 @@ def test_a_query_under_a_narrow_prefix_is_not_crowded_out(mem: ChronoMem) -> Non
     [one] = store.search(("users", "alice", "food"), query="ramen")
     assert one.key == "one"
     assert len(store.search(("users",), query="ramen", limit=50)) == 50
+
+
+def test_a_string_filter_runs_inside_recall(mem: ChronoMem) -> None:
+    """Equality with a string is the part of a filter recall applies in its channels (before
+    its limit); the rest, where Python's == differs from typed JSON, stays with the store."""
+    assert pushed_down({"type": "report", "meta": {"lang": {"$eq": "en"}}, "n": 1}) == {
+        "langgraph.value.type": "report",
+        "langgraph.value.meta.lang": "en",
+    }
+    assert pushed_down({"a.b": "x", "n": {"$gt": 1}, "ok": True, "none": None}) == {}
+    store = ChronoMemStore(mem)
+    with mem.batch():
+        for i in range(120):
+            store.put(("docs",), f"d{i}", {"text": f"ramen {i}", "type": "note"})
+    store.put(("docs",), "r", {"text": f"ramen {' '.join(WORDS)}", "type": "report", "n": 1})
+    [found] = store.search(("docs",), query="ramen", filter={"type": "report", "n": True})
+    assert found.key == "r"  # n: 1 == True, as LangGraph's own filter has it
+    assert store.search(("docs",), query="ramen", filter={"type": "report", "n": 2}) == []
