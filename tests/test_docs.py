@@ -13,8 +13,12 @@ A block's language says how it runs:
 - ``sh`` lines must succeed. ``make TARGET`` is checked against the Makefile instead (running
   ``make test`` inside the tests would recurse); a server (``chronomem serve --http``,
   ``chronomem ui``) must come up and answer on its port, on a free port, and is then stopped.
-- ``json`` is parsed; an MCP client's configuration (``mcpServers``) is started as the client
-  starts it, with ``/path/to/chronomem`` standing for this checkout, and must serve and store.
+- ``json`` is parsed; an MCP client's configuration (``mcpServers``, or VS Code's ``servers``)
+  is started as the client starts it, with ``/path/to/chronomem`` standing for this checkout,
+  and must serve and store. ``toml`` (Codex's ``mcp_servers``) is parsed and started the same
+  way, and so is the command a ``claude mcp add ... -- COMMAND`` line of an ``sh`` block adds.
+  ``uvx --from /path/to/chronomem chronomem`` runs this environment's ``chronomem`` (uvx itself
+  is tested in ``tests/chronomem/test_mcp_install.py``).
 - ``text`` draws a layout: every repository path in it must exist.
 
 Console and shell blocks run with chronomem's command on the PATH, in an empty home (``~``
@@ -111,6 +115,8 @@ def test_block_runs(
         _run_shell(block.body, tmp_path)
     elif block.language == "json":
         _run_json(block.body, tmp_path)
+    elif block.language == "toml":
+        _run_toml(block.body, tmp_path)
     elif block.language == "text":
         _check_layout(block.body)
     else:
@@ -212,6 +218,8 @@ def _run_shell(body: str, tmp_path: Path) -> None:
             continue
         if words[0] == "make":
             _check_make_targets(words[1:])
+        elif words[:3] == ["claude", "mcp", "add"]:
+            _serve_configured(_claude_mcp_add(words[3:]), tmp_path)
         elif _is_server(words):
             _run_server(line, env)
         else:
@@ -300,10 +308,53 @@ def _run_json(body: str, tmp_path: Path) -> None:
     for name, server in config.get("mcpServers", {}).items():
         assert name == "chronomem"
         _serve_configured(server, tmp_path)
+    for name, server in config.get("servers", {}).items():  # VS Code's .vscode/mcp.json
+        assert name == "chronomem"
+        assert server.get("type") == "stdio", server
+        _serve_configured(server, tmp_path)
+
+
+def _run_toml(body: str, tmp_path: Path) -> None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # tomllib is Python 3.11's; the same parser was tomli before
+        tomllib = pytest.importorskip("tomli")
+    config = tomllib.loads(body)
+    servers = config.get("mcp_servers", {})  # Codex's ~/.codex/config.toml
+    assert servers, "a toml block with no MCP server in it: say what it configures, or run it"
+    for name, server in servers.items():
+        assert name == "chronomem"
+        _serve_configured(server, tmp_path)
+
+
+def _claude_mcp_add(words: list[str]) -> dict[str, object]:
+    """The server ``claude mcp add [options] NAME -- COMMAND ARGS...`` configures."""
+    assert "--" in words, f"claude mcp add without '--' before the command: {words}"
+    options, command = words[: words.index("--")], words[words.index("--") + 1 :]
+    env: dict[str, str] = {}
+    names: list[str] = []
+    at = 0
+    while at < len(options):
+        word = options[at]
+        if word in ("-e", "--env", "-s", "--scope", "-t", "--transport"):
+            value = options[at + 1]
+            if word in ("-e", "--env"):
+                key, _, env[key] = value.partition("=")
+            elif word in ("-t", "--transport"):
+                assert value == "stdio", value
+            at += 2
+        else:
+            names.append(word)
+            at += 1
+    assert names == ["chronomem"], names
+    return {"command": command[0], "args": command[1:], "env": env}
 
 
 def _local(command: str, args: list[str]) -> tuple[str, list[str]]:
     """The command and arguments an MCP client's configuration names, in this checkout."""
+    if command == "uvx":  # tests/chronomem/test_mcp_install.py runs uvx itself
+        assert args[:3] == ["--from", CHECKOUT, "chronomem"], args
+        return str(BIN / "chronomem"), args[3:]
     if command == "uv":  # tests/test_seed_commands.py runs this one with uv itself
         assert args[:3] == ["run", "--directory", CHECKOUT], args
         assert args[3] == "python", args
