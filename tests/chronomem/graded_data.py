@@ -53,7 +53,9 @@ ATTRS: dict[str, list[str]] = {
     "on-call rotation": ["weekly", "biweekly", "monthly", "quarterly"],
 }
 
-PARAPHRASES = [
+# Partial overlap: each question shares a word stem with its answer ("office", "editor",
+# "mentor", "budget"...), so the words still find it. Not paraphrase: see TRUE_PARAPHRASES.
+PARTIAL_OVERLAPS = [
     ("{P} works from the {city} office.", "which office is {pl} working from"),
     ("{P} prefers {editor} for editing code.", "editor preferred by {pl}"),
     ("{P} is mentoring two junior engineers this quarter.", "whom does {pl} mentor"),
@@ -62,6 +64,21 @@ PARAPHRASES = [
     ("{P} deployed {proj} to production last Friday.", "when did {pl} deploy"),
     ("{P} reviewed the security audit findings.", "security audits reviewed by {pl}"),
     ("{P} organises the monthly architecture guild.", "{pl} organising guilds"),
+]
+
+
+# True paraphrase: the question shares no content word, nor any stem of one, with its
+# answer, only the person's name (which all three of their facts carry), so meaning decides.
+# tests/chronomem/test_graded.py checks the "no shared stem" against the index's own terms.
+TRUE_PARAPHRASES = [
+    ("{P} works from the {city} office.", "where is {pl} based"),
+    ("{P} prefers {editor} for editing code.", "which text tool does {pl} like best"),
+    ("{P} is mentoring two junior engineers this quarter.", "who is {pl} coaching"),
+    ("{P} travels to {city} every month for client meetings.", "how often does {pl} fly out"),
+    ("{P} manages the {team} team budget.", "whose spending does {pl} control"),
+    ("{P} deployed {proj} to production last Friday.", "what did {pl} ship recently"),
+    ("{P} reviewed the security audit findings.", "which compliance report did {pl} check"),
+    ("{P} organises the monthly architecture guild.", "what design community does {pl} run"),
 ]
 
 
@@ -132,18 +149,28 @@ def tier_exact(seed: int, memory: ChronoMem | None = None) -> Tier:
     return Tier("1 exact lookup", mem, queries)
 
 
-def tier_paraphrase(seed: int, memory: ChronoMem | None = None) -> Tier:
+def _reworded(seed: int, memory: ChronoMem | None, pairs: list[tuple[str, str]], name: str) -> Tier:
     rng, mem = random.Random(seed * 202), _fresh(memory)
     names, queries = Names(rng), []
     for _ in range(CASES):
         who = names.person()
-        picks = rng.sample(PARAPHRASES, 3)
+        picks = rng.sample(pairs, 3)
         slots = {"P": who, "city": rng.choice(CITIES), "editor": rng.choice(EDITORS)}
         slots |= {"team": rng.choice(TEAMS), "proj": names.project()}
         ids = [mem.remember(fact.format(**slots)) for fact, _ in picks]
         i = rng.randrange(3)
         queries.append(Query(picks[i][1].format(pl=who.lower()), {ids[i]}))
-    return Tier("2 paraphrase / partial overlap", mem, queries)
+    return Tier(name, mem, queries)
+
+
+def tier_partial_overlap(seed: int, memory: ChronoMem | None = None) -> Tier:
+    return _reworded(seed, memory, PARTIAL_OVERLAPS, "2 partial overlap (shared stems)")
+
+
+def tier_paraphrase(seed: int, memory: ChronoMem | None = None) -> Tier:
+    """Not one of the eight TIERS (their order and the fused channel table stay as measured):
+    test_graded.py holds it to a floor of its own."""
+    return _reworded(seed, memory, TRUE_PARAPHRASES, "2b paraphrase (no shared word)")
 
 
 def tier_multi_fact(seed: int, memory: ChronoMem | None = None) -> Tier:
@@ -255,10 +282,10 @@ def tier_budget(seed: int, memory: ChronoMem | None = None) -> Tier:
 
 
 TIERS: tuple[Callable[[int, ChronoMem | None], Tier], ...] = (
-    tier_exact, tier_paraphrase, tier_multi_fact, tier_supersession,
+    tier_exact, tier_partial_overlap, tier_multi_fact, tier_supersession,
     tier_as_of, tier_contradictions, tier_multi_hop, tier_budget,
 )  # fmt: skip
-RETRIEVAL_TIERS = (tier_exact, tier_paraphrase, tier_multi_fact, tier_multi_hop, tier_budget)
+RETRIEVAL_TIERS = (tier_exact, tier_partial_overlap, tier_multi_fact, tier_multi_hop, tier_budget)
 
 
 def ask(tier: Tier, q: Query, weights: Mapping[str, float] | None = None) -> list[Fact | Episode]:

@@ -1,23 +1,36 @@
 """The eight-tier graded evaluation on the held-out split, with its thresholds.
 
-Thresholds: tiers whose answer is fully determined by the data (exact lookup, paraphrase with
-shared stems, multi-fact entity, supersession, as-of, contradictions) must reach 95%: anything
-less is a bug, not noise. Multi-hop is judged at k=3 with two relevant facts, so its precision
-cannot exceed 2/3; its recall must reach 95%. The budget tier packs to exactly the answer's
-size among near-namesakes sharing the attribute word, the hardest case; 90% there.
+Thresholds: tiers whose answer is fully determined by the data (exact lookup, partial overlap
+where the question shares a stem with its answer, multi-fact entity, supersession, as-of,
+contradictions) must reach 95%: anything less is a bug, not noise. Multi-hop is judged at
+k=3 with two relevant facts, so its precision cannot exceed 2/3; its recall must reach 95%.
+The budget tier packs to exactly the answer's size among near-namesakes sharing the
+attribute word, the hardest case; 90% there. The true paraphrase tier (no shared word) has
+a floor of its own, under what it measures.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from chronomem.text.lexicon import index_terms, query_terms
 from tests.chronomem.backends import MemoryTarget
 
-from .graded_data import DEV, HELD_OUT, TIERS, Tier, channel_table, score
+from .graded_data import (
+    DEV,
+    HELD_OUT,
+    PARTIAL_OVERLAPS,
+    TIERS,
+    TRUE_PARAPHRASES,
+    Tier,
+    channel_table,
+    score,
+    tier_paraphrase,
+)
 
 THRESHOLDS: dict[str, tuple[float, float]] = {
     "1 exact lookup": (0.95, 0.95),
-    "2 paraphrase / partial overlap": (0.95, 0.95),
+    "2 partial overlap (shared stems)": (0.95, 0.95),
     "3 multi-fact entity": (0.95, 0.95),
     "4 supersession (no ghosts)": (0.95, 0.95),
     "5 as-of temporal": (0.95, 0.95),
@@ -39,6 +52,49 @@ def test_tier_meets_threshold(memory_target: MemoryTarget, make: object) -> None
         assert recall >= want_r, f"{tier.name}: recall {recall:.3f} < {want_r}"
     finally:
         tier.mem.close()
+
+
+# The true paraphrase tier (no word shared but the person's name) measures 15/36 = 0.42
+# hit@1 on the held-out split, either engine, where chance among a person's three facts is
+# 0.33: the floor is one question under it, so meaning is asked to do what it does now.
+PARAPHRASE_FLOOR = 0.38
+
+
+def _shared_stems(fact: str, question: str) -> set[str]:
+    slots = {"P": "Noor", "city": "Oslo", "editor": "Vim", "team": "Search"}
+    said = fact.format(proj="Project Falcon", **slots)
+    return set(index_terms(said)) & set(query_terms(question.format(pl="noor"))) - {"noor"}
+
+
+def test_the_tiers_are_named_for_their_overlap() -> None:
+    assert all(_shared_stems(f, q) for f, q in PARTIAL_OVERLAPS), "partial overlap shares a stem"
+    assert not any(_shared_stems(f, q) for f, q in TRUE_PARAPHRASES), "paraphrase shares none"
+
+
+def test_true_paraphrase_stays_above_its_floor(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
+        tier = tier_paraphrase(HELD_OUT, mem)
+        _, recall = score(tier)
+    print(f"{tier.name}: hit@1 {recall:.3f}")
+    assert recall >= PARAPHRASE_FLOOR, f"{tier.name}: {recall:.3f} < {PARAPHRASE_FLOOR}"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="fusion lets the lexical channel, which sees only the person's name and so ranks "
+    "their three facts by length, outrank meaning: fused hit@1 15/36 (0.42) on the held-out "
+    "split where the semantic channel's own first choice is right 29/36 (0.81); issue 24",
+)
+def test_true_paraphrase_ranks_as_well_as_meaning_alone(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
+        tier = tier_paraphrase(HELD_OUT, mem)
+        fused = meaning = 0
+        for q in tier.queries:
+            got = mem.recall(q.text, limit=3)
+            fused += got[0].id in q.relevant
+            meaning += any(f.ranks.get("semantic") == 1 and f.id in q.relevant for f in got)
+    print(f"true paraphrase: fused hit@1 {fused}/36, semantic channel's first choice {meaning}/36")
+    assert fused >= meaning
 
 
 def test_no_ghost_beliefs(memory_target: MemoryTarget) -> None:
