@@ -135,4 +135,5 @@ class AsyncChronoMem:
     fact_ids = _twin(ChronoMem.fact_ids)
     contradictions = _twin(ChronoMem.contradictions)
     stats = _twin(ChronoMem.stats)
+    categories = _twin(ChronoMem.categories)
     import_facts = _twin(ChronoMem.import_facts)

@@ -20,6 +20,7 @@ __all__ = [
     "Counts",
     "FactRow",
     "active_row",
+    "categories",
     "counts",
     "end_belief",
     "export_page",
@@ -152,6 +153,18 @@ def timeline_rows(conn: Conn, owner: str, key: str) -> list[FactRow]:
         (owner, key, owner),
     ).fetchall()
     return [FactRow._make(r) for r in rows]
+
+
+def categories(conn: Conn, owner: str, prefix: str) -> list[str]:
+    """The distinct categories of the owner's active facts starting with ``prefix``, sorted
+    (``substr``, not ``LIKE``: a ``%`` or ``_`` in the prefix is a character)."""
+    rows = conn.execute(
+        """SELECT DISTINCT category FROM chronomem_facts
+           WHERE owner = ? AND kind = 'fact' AND invalidated_at IS NULL
+             AND category IS NOT NULL AND substr(category, 1, ?) = ?""",
+        (owner, len(prefix), prefix),
+    ).fetchall()
+    return sorted(str(r[0]) for r in rows)
 
 
 def counts(conn: Conn, owner: str) -> Counts:
