@@ -6,7 +6,9 @@ category reads ``langgraph:users.alice`` (LangGraph forbids periods in labels, s
 form is unambiguous; it is a label for people, the metadata is the truth). A put on an existing
 key supersedes the fact, so a key's values form one lineage in ``timeline``.
 
-The fact names, beside the entities its text names, one entity per key and one per namespace
+The namespaces are listed from the categories (``ChronoMem.categories``: SQL, no item read),
+so a category starting ``langgraph:`` belongs to the store. The fact names, beside the
+entities its text names, one entity per key and one per namespace
 prefix (``()``, ``("users",)``, ``("users", "alice")``): opaque digests, so no query word ever
 matches them, that make "this key" and "everything under this prefix" one indexed
 ``timeline`` read each.
@@ -34,6 +36,7 @@ __all__ = [
     "matches_filter",
     "matches_namespace",
     "metadata_of",
+    "namespace_of",
     "prefix_entity",
     "pushed_down",
     "stored",
@@ -100,6 +103,15 @@ def category_of(namespace: Sequence[str]) -> str:
     tail = prefix_entity(namespace)[-16:]
     head = name.encode()[: _MAX_CATEGORY_BYTES - 20].decode(errors="ignore")
     return f"{head}...{tail}"
+
+
+def namespace_of(category: str) -> tuple[str, ...] | None:
+    """The namespace a store's category names, or ``None`` for one shortened by
+    :func:`category_of` (its ``...``: labels are never empty, so a whole one has no ``..``)."""
+    rest = category.removeprefix(f"{MARK}:")
+    if rest == category or not rest or ".." in rest:
+        return None
+    return tuple(rest.split("."))
 
 
 def entities_of(namespace: Sequence[str], key: str, content: str) -> list[str]:

@@ -44,6 +44,7 @@ from langgraph.store.base import (
 from chronomem import ChronoMem, FactNotActiveError, InvalidFactError
 
 from ._langgraph_records import (
+    MARK,
     MAX_DEPTH,
     Stored,
     category_of,
@@ -53,6 +54,7 @@ from ._langgraph_records import (
     matches_filter,
     matches_namespace,
     metadata_of,
+    namespace_of,
     prefix_entity,
     pushed_down,
     stored,
@@ -65,6 +67,8 @@ _RETRIES = 3
 _QUERY_CAP = 5000
 """The most items a search with a query asks recall for before filtering."""
 _DELETED = "deleted through the LangGraph store"
+_CATEGORY_HEAD = 150
+"""How many bytes of a category a namespace prefix may ask for (a shortened one keeps 180)."""
 
 
 class ChronoMemStore(BaseStore):
@@ -190,7 +194,7 @@ class ChronoMemStore(BaseStore):
             if c.match_type == "prefix":
                 literal = tuple(c.path[: c.path.index("*")] if "*" in c.path else c.path)
                 start = max(start, literal, key=len)
-        namespaces = {s.namespace for s in self._under(start)}
+        namespaces = self._namespaces(start)
         kept = [
             ns
             for ns in namespaces
@@ -200,6 +204,22 @@ class ChronoMemStore(BaseStore):
         if op.max_depth is not None:
             kept = list({ns[: op.max_depth] for ns in kept})
         return sorted(kept)[op.offset : op.offset + op.limit]
+
+    def _namespaces(self, start: tuple[str, ...]) -> set[tuple[str, ...]]:
+        """The namespaces holding an item, under ``start``: read from the categories, and
+        from the items only where a category was too long to hold its namespace whole."""
+        head = ".".join(start)
+        found: set[tuple[str, ...]] = set()
+        shortened = False
+        asked = f"{MARK}:{head}".encode()[:_CATEGORY_HEAD].decode(errors="ignore")
+        for category in self.memory.categories(prefix=asked):
+            ns = namespace_of(category)
+            shortened = shortened or ns is None
+            if ns is not None and ns[: len(start)] == start:
+                found.add(ns)
+        if shortened:
+            found |= {s.namespace for s in self._under(start)}
+        return found
 
     # -- writes -------------------------------------------------------------------------------
 
