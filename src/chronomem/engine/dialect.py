@@ -162,9 +162,9 @@ class Dialect(Protocol):
         depth: int,
         span: tuple[int, int] | None = None,
     ) -> list[Pooled]:
-        """The lexical pool, each item once: the ``depth`` newest items said or valid in
-        the ``span`` a question names and the ``depth`` newest mentioning a day in it (see
-        :mod:`chronomem.text.mentions`), first, with their time in the span; every item
+        """The lexical pool, each item once: the ``2 * depth`` newest items said, valid or
+        mentioning a day in the ``span`` a question names (see :mod:`chronomem.write.times`),
+        first, with their time in the span; every item
         holding a rare word (``words[0]``), the ``depth`` newest holding a common one
         (``words[1]``), both through the ``view`` filter (a WHERE fragment over ``f`` and its
         parameters), and the items the other channels ``found`` (already filtered)."""

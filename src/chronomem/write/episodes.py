@@ -29,9 +29,10 @@ from chronomem.engine.dialect import Conn
 from chronomem.recall.lexindex import context_of, index_document
 from chronomem.recall.semantic.vectors import store_vector
 from chronomem.text.entities import entity_key
-from chronomem.text.mentions import Mention, iso_days, mentions, time_points
+from chronomem.text.mentions import Mention, iso_days, mentions
 from chronomem.write.facts import new_fact_id
 from chronomem.write.indexing import stored_sources
+from chronomem.write.times import index_times
 
 __all__ = [
     "EpisodeInput",
@@ -46,7 +47,6 @@ __all__ = [
 MAX_SPEAKER_BYTES = 1024  # a chronica actor: 256 characters
 MAX_SESSION_BYTES = 1024
 _CONTEXT_TURNS = 2
-_DAY_US = 86_400 * 1_000_000
 _FILL_PAGE = 1000
 
 
@@ -112,7 +112,7 @@ def insert_episode(
         ),
     )  # fmt: skip
     rowid = int(cur.fetchone()[0])
-    _index_mentions(conn, owner, rowid, at, said)
+    index_times(conn, owner, rowid, at, said)
     context = context_of(conn, [r[0] for r in before])
     index_document(conn, owner, "episode", rowid, e.content, context)
     store_vector(conn, rowid, e.content)
@@ -131,18 +131,6 @@ def _stored(said: Sequence[Mention]) -> str | None:
     return json.dumps(list(iso_days(said)), ensure_ascii=False) if said else None
 
 
-def _index_mentions(conn: Conn, owner: str, rowid: int, at: int, said: Sequence[Mention]) -> None:
-    """The days the turn mentions, under which a question naming one finds it; not the day it
-    was said ("today"): the item's own time is indexed already (``chronomem_facts_by_time``)."""
-    own_day = at - at % _DAY_US
-    points = [p for p in time_points(said) if p != own_day]
-    if points:
-        conn.executemany(
-            "INSERT INTO chronomem_mentions (owner, at, item) VALUES (?, ?, ?)",
-            [(owner, p, rowid) for p in points],
-        )
-
-
 def read_mentions(stored: str | None) -> tuple[dict[str, object], ...]:
     """The ``mentions`` column as the record shows it: ``{"text", "start", "end"}`` each, the
     days as :class:`datetime.date`."""
@@ -155,27 +143,27 @@ def read_mentions(stored: str | None) -> tuple[dict[str, object], ...]:
 
 
 def fill_mentions(conn: Conn) -> None:
-    """Resolve and index the mentions of every episode stored before they were kept (a schema
-    step), against each one's stored ``at``; a page of episodes at a time. Whatever the index
-    held goes first, so a step run again does not count a day twice."""
+    """Index every item stored before (a schema step) at its own time and, for an episode,
+    at the days it mentions, resolved against its stored ``at``; a page at a time. Whatever
+    the index held goes first, so a step run again does not count a day twice."""
     conn.execute("DELETE FROM chronomem_mentions")
     last = 0
     while True:
         rows = conn.execute(
-            """SELECT rowid, owner, content, valid_from FROM chronomem_facts
-               WHERE kind = 'episode' AND rowid > ? ORDER BY rowid LIMIT ?""",
+            """SELECT rowid, owner, kind, content, valid_from FROM chronomem_facts
+               WHERE rowid > ? ORDER BY rowid LIMIT ?""",
             (last, _FILL_PAGE),
         ).fetchall()
         if not rows:
             return
-        for rowid, owner, content, at in rows:
-            said = mentions(content, at)
+        for rowid, owner, kind, content, at in rows:
+            said = mentions(content, at) if kind == "episode" else []
             if said:
                 conn.execute(
                     "UPDATE chronomem_facts SET mentions = ? WHERE rowid = ?",
                     (_stored(said), rowid),
                 )
-                _index_mentions(conn, owner, rowid, at, said)
+            index_times(conn, owner, rowid, at, said)
         last = rows[-1][0]
 
 

@@ -22,6 +22,7 @@ from chronomem.recall.semantic.vectors import store_vector
 from chronomem.text.entities import entity_key, extract_entities
 from chronomem.text.sameness import content_key
 from chronomem.text.tokens import terms
+from chronomem.write.times import index_times
 
 __all__ = [
     "Prepared",
@@ -150,6 +151,7 @@ def insert_fact(
     rowid = int(cur.fetchone()[0])
     index_document(conn, owner, "fact", rowid, d.content)
     store_vector(conn, rowid, d.content)
+    index_times(conn, owner, rowid, d.valid_from if d.valid_from is not None else system_time, ())
     conn.executemany(
         "INSERT INTO chronomem_fact_entities (entity_id, fact_rowid) VALUES (?, ?)",
         [(e, rowid) for e in entity_ids],

@@ -166,9 +166,9 @@ class PostgresDialect:
     ) -> list[Pooled]:
         """All its parts in one statement (one round trip):
 
-        * for a question naming a ``span``, the ``depth`` newest items mentioning a day in it
-          and the ``depth`` newest said or valid in it (each a backward scan of an index
-          range stopping at ``depth``), first, with that time (see ``TIMED_COLUMNS``);
+        * for a question naming a ``span``, the ``2 * depth`` newest items said, valid or
+          mentioning a day in it (a backward scan of an index range), first, with that time
+          (see ``TIMED_COLUMNS``);
         * every posting of the rare words (each a bounded index range), read first as a
           step of its own: left to choose, the planner of a table not yet analysed (a new or
           freshly filled memory) scanned every posting of the owner once per fact (165 ms
@@ -224,21 +224,17 @@ _TIMED_ROWS = f"""
 def _timed(
     owner: str, span: tuple[int, int], view: tuple[str, Sequence[object]], depth: int
 ) -> tuple[str, list[object]]:
-    """The pool's first step for a question naming a span: ``timed(rowid, at)``, the items
-    mentioning a day in it and those said or valid in it, newest first, ``depth`` of each."""
+    """The pool's first step for a question naming a span: ``timed(rowid, at)``, the
+    ``2 * depth`` newest items said, valid or mentioning a day in it (see write/times.py)."""
     where, params = view
     start, end = span
     sql = f"""timed AS MATERIALIZED (
-            (SELECT m.item AS rowid, m.at FROM chronomem_mentions m
-             JOIN chronomem_facts f ON f.rowid = m.item
-             WHERE m.owner = ? AND m.at BETWEEN ? AND ? AND {where}
-             ORDER BY m.at DESC LIMIT ?)
-            UNION ALL
-            (SELECT f.rowid, f.valid_from FROM chronomem_facts f
-             WHERE f.valid_from BETWEEN ? AND ? AND {where}
-             ORDER BY f.valid_from DESC LIMIT ?)),
+            SELECT m.item AS rowid, m.at FROM chronomem_mentions m
+            JOIN chronomem_facts f ON f.rowid = m.item
+            WHERE m.owner = ? AND m.at BETWEEN ? AND ? AND {where}
+            ORDER BY m.at DESC LIMIT ?),
         """
-    return sql, [owner, start, end, *params, depth, start, end, *params, depth]
+    return sql, [owner, start, end, *params, 2 * depth]
 
 
 POSTGRES = PostgresDialect()

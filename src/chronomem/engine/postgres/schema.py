@@ -147,12 +147,12 @@ CREATE INDEX chronomem_facts_same_content ON chronomem_facts(owner, content_key)
 """
 
 # Version 5 (issue 19, time): the times a turn mentions ("yesterday", "last month"), kept with
-# the episode (``mentions``, JSON) and indexed by the days they mean (``chronomem_mentions``);
-# every item's own time indexed too, so a question naming a date finds what was said then
-# (older episodes resolved against their stored ``at``: ``write.episodes.fill_mentions``).
+# the episode (``mentions``, JSON) and indexed by the days they mean (``chronomem_mentions``,
+# with every item's own time: see write/times.py), so a question naming a date finds what was
+# said then (older items indexed, older episodes resolved against their stored ``at``:
+# ``write.episodes.fill_mentions``).
 _V5 = """
 ALTER TABLE chronomem_facts ADD COLUMN IF NOT EXISTS mentions text;
-CREATE INDEX IF NOT EXISTS chronomem_facts_by_time ON chronomem_facts(owner, valid_from);
 CREATE TABLE IF NOT EXISTS chronomem_mentions (
     owner text COLLATE "C" NOT NULL,
     at bigint NOT NULL,

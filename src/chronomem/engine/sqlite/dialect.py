@@ -139,10 +139,10 @@ class SQLiteDialect:
         depth: int,
         span: tuple[int, int] | None = None,
     ) -> list[Pooled]:
-        """Up to five queries, each cheap in process: the items mentioning a day of the
-        ``span`` and those said or valid in it (each a backward walk of an index range that
-        stops at ``depth``), FTS5 over the rare words' postings, FTS5 walking the common
-        words' postings newest first until ``depth``, the found rows."""
+        """Up to four queries, each cheap in process: the items said, valid or mentioning a
+        day in the ``span`` (a backward walk of an index range that stops at ``2 * depth``),
+        FTS5 over the rare words' postings, FTS5 walking the common words' postings newest
+        first until ``depth``, the found rows."""
         rare, common = words
         where, params = view
         rows: list[tuple[Any, ...]] = [] if span is None else _timed(conn, owner, span, view, depth)
@@ -177,26 +177,19 @@ class SQLiteDialect:
 def _timed(
     conn: Conn, owner: str, span: tuple[int, int], view: tuple[str, Sequence[object]], depth: int
 ) -> list[tuple[Any, ...]]:
-    """The ``depth`` newest items mentioning a day in ``span``, then the ``depth`` newest said
-    or valid in it, each with that time (see ``TIMED_COLUMNS``)."""
+    """The ``2 * depth`` newest items said, valid or mentioning a day in ``span`` (one backward
+    walk of ``chronomem_mentions``, see write/times.py), each with that time (see
+    ``TIMED_COLUMNS``)."""
     where, params = view
     start, end = span
-    mentioned = conn.execute(
+    return conn.execute(
         f"""SELECT {TIMED_COLUMNS}
             FROM chronomem_mentions timed JOIN chronomem_facts f ON f.rowid = timed.item
             JOIN chronomem_lex ON chronomem_lex.rowid = timed.item
             WHERE timed.owner = ? AND timed.at BETWEEN ? AND ? AND {where}
             ORDER BY timed.at DESC LIMIT ?""",
-        (owner, start, end, *params, depth),
+        (owner, start, end, *params, 2 * depth),
     ).fetchall()
-    own = conn.execute(
-        f"""SELECT {POOL_COLUMNS}
-            FROM chronomem_facts f JOIN chronomem_lex ON chronomem_lex.rowid = f.rowid
-            WHERE f.valid_from BETWEEN ? AND ? AND {where}
-            ORDER BY f.valid_from DESC LIMIT ?""",
-        (start, end, *params, depth),
-    ).fetchall()
-    return mentioned + own
 
 
 SQLITE = SQLiteDialect()

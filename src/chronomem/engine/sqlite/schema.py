@@ -201,11 +201,11 @@ def _v8(conn: SQLiteConnection) -> None:
 
 
 # Version 7 (issue 19, time): the times a turn mentions ("yesterday", "last month"), kept with
-# the episode (``mentions``, JSON) and indexed by the days they mean (``chronomem_mentions``);
-# every item's own time indexed too, so a question naming a date finds what was said then.
+# the episode (``mentions``, JSON) and indexed by the days they mean (``chronomem_mentions``,
+# with every item's own time: see write/times.py), so a question naming a date finds what was
+# said then.
 # The step can run again over its own work (a test ages a memory by its version number).
 _V7 = """
-CREATE INDEX IF NOT EXISTS chronomem_facts_by_time ON chronomem_facts(owner, valid_from);
 CREATE TABLE IF NOT EXISTS chronomem_mentions (
     owner TEXT NOT NULL,
     at INTEGER NOT NULL,
@@ -216,7 +216,8 @@ CREATE TABLE IF NOT EXISTS chronomem_mentions (
 
 
 def _v7(conn: SQLiteConnection) -> None:
-    """Every episode stored before gets its mentions, resolved against its stored ``at``."""
+    """Every item stored before is indexed by its time, every episode gets its mentions,
+    resolved against its stored ``at``."""
     from chronomem.write.episodes import fill_mentions
 
     columns = {row[1] for row in conn.execute("PRAGMA table_info(chronomem_facts)")}
