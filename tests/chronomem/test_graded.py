@@ -79,12 +79,6 @@ def test_true_paraphrase_stays_above_its_floor(memory_target: MemoryTarget) -> N
     assert recall >= PARAPHRASE_FLOOR, f"{tier.name}: {recall:.3f} < {PARAPHRASE_FLOOR}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="fusion lets the lexical channel, which sees only the person's name and so ranks "
-    "their three facts by length, outrank meaning: fused hit@1 15/36 (0.42) on the held-out "
-    "split where the semantic channel's own first choice is right 29/36 (0.81); issue 24",
-)
 def test_true_paraphrase_ranks_as_well_as_meaning_alone(memory_target: MemoryTarget) -> None:
     with memory_target.open() as mem:
         tier = tier_paraphrase(HELD_OUT, mem)
