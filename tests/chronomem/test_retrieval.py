@@ -52,6 +52,28 @@ def test_multi_hop_reaches_facts_through_the_graph(mem: ChronoMem) -> None:
     assert not any("MySQL" in f.content for f in results[:2])
 
 
+def test_one_sure_hop_outranks_facts_matching_only_the_name(memory_target: MemoryTarget) -> None:
+    # The benchmark matrix's multi-hop shape: the person has a profile, her one link is her
+    # project, and the project's budget shares only "budget" and "project" with the question.
+    # Her other facts match the name alone and must not push the budget out.
+    with memory_target.open() as m:
+        with m.batch():  # other projects, budgets and people: the words are common
+            for i in range(100):
+                project = f"Codename{i:03d} Beta"
+                m.remember(f"Project {project} budget is {i}k EUR.", entities=[project])
+                m.remember(f"Person {i:03d} likes item {i}.", entities=[f"Person {i:03d}"])
+        who = "Kavya Abbott"
+        for saying in ["lives in Hanoi.", "works at Acme Robotics.", "has a pet tabby cat.",
+                       "speaks Japanese with family.", "uses a Galaxy S25 phone."]:  # fmt: skip
+            m.remember(f"{who} {saying}", entities=[who])
+        link = m.remember(f"{who} works on project Saffron Zeta.", entities=[who, "Saffron Zeta"])
+        m.remember("Project Saffron Zeta deadline is March 3.", entities=["Saffron Zeta"])
+        budget = m.remember("Project Saffron Zeta budget is 75k USD.", entities=["Saffron Zeta"])
+        found = m.recall(f"What is the budget of the project {who} works on?", limit=3)
+        assert {link, budget} <= {f.id for f in found}, [f.content for f in found]
+        assert "graph" in next(f for f in found if f.id == budget).ranks
+
+
 def test_every_result_says_why(mem: ChronoMem) -> None:
     for fact in mem.recall("Project Falcon budget", limit=5):
         assert fact.ranks

@@ -469,7 +469,7 @@ def channel_ranks(
         top = max(beyond.values())
         beyond = {e: w for e, w in beyond.items() if w >= STRONGEST_HOPS * top}
     hops = _by_entities(conn, beyond, view, PER_NEIGHBOUR, meta)
-    bm25, jaccard, lexical_meta, sight = _lexical(
+    lexical, jaccard, lexical_meta, sight = _lexical(
         conn,
         asked,
         view,
@@ -479,11 +479,13 @@ def channel_ranks(
         names=name_words,
     )
     meta.update(lexical_meta)
-    # A hop is evidence only for a fact that also speaks to the question's other words: the
-    # project Alice runs *runs on* a database; her city's other residents do not.
-    matched = {rowid for rowid, _ in bm25}
-    graph = [(rowid, s) for rowid, s in hops if rowid not in direct and rowid in matched]
     semantic = _semantic(conn, asked, view, meta, weights, sight)
+    # A hop is evidence only for a fact that also speaks to the question's other words or
+    # meaning: the project Alice runs *runs on* a database; her city's other residents do not.
+    bm25 = lexical[:CHANNEL_DEPTH]
+    speaks = {rowid for rowid, _ in lexical}  # any of its words, however common
+    speaks.update(rowid for rowid, _ in semantic[:HOP_MEANING_DEPTH])
+    graph = [(rowid, s) for rowid, s in hops if rowid not in direct and rowid in speaks]
     return (
         {
             "bm25": bm25,
