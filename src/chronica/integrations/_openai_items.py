@@ -9,6 +9,11 @@ itself as JSON text with that one string left empty, plus where the text goes ba
 exact: PostgreSQL's ``jsonb`` reorders an object's keys, a string it keeps byte for byte.
 Keeping the main text in ``content`` only, not twice, lets an item carry up to 1 MiB of text
 (chronica's content limit) while its metadata stays under chronica's 64 KiB.
+
+An item of a shape the adapter does not know (the SDK's ``EncryptedSession`` envelopes, a type
+a later SDK adds) is kept as an opaque item: a ``THOUGHT`` of the ``SYSTEM``, recorded and
+handed back byte for byte like any other, never refused and never a message, so a memory
+indexing the session does not make an episode of it.
 """
 
 from __future__ import annotations
@@ -113,6 +118,7 @@ _TEXT_KEYS: dict[str, tuple[str, ...]] = {
 }
 _PART_TEXT = ("text", "refusal", "stdout")
 _NEEDS_CONTENT = frozenset({_MESSAGE, _THOUGHT})
+_OPAQUE = (_THOUGHT, _SYSTEM)  # an item of a shape this adapter does not know
 # Room left in the metadata for everything but the item's JSON (marker, slot, tool, call_id).
 _OVERHEAD = 2048
 
@@ -139,19 +145,21 @@ class UnmappableItemError(ChronicaError, ValueError):
 def item_actum(index: int, item: object, *, chronicum_id: str, owner: str, agent: str) -> Actum:
     """The actum that records ``item`` (the ``index``-th of its batch).
 
-    Raises :class:`UnmappableItemError` for an item of no known type or shape; chronica's
-    own rules (sizes, text) are checked by :func:`check` or by recording it. The owner comes
-    from the session, never from the item: a user message is recorded as said by ``owner``,
-    whatever the item holds.
+    An item of an unknown type or shape is recorded as an opaque item (see the module's
+    docstring). Raises :class:`UnmappableItemError` only for what no actum can hold: a value
+    that is not a JSON object, or too large; chronica's own rules (sizes, text) are checked
+    by :func:`check` or by recording it. The owner comes from the session, never from the
+    item: a user message is recorded as said by ``owner``, whatever the item holds.
     """
     if not isinstance(item, Mapping):
         raise UnmappableItemError(index, None, f"is a {type(item).__name__}, not a JSON object")
-    item_type = _item_type(index, item)
-    kind, actor_kind = _kinds(index, item_type, item)
+    item_type = _item_type(item)
+    kind, actor_kind = _kinds(item_type, item)
     actor = _actor(actor_kind, item, owner=owner, agent=agent)
     slot, text, encoded = _split(index, item_type, item)
     if not text.strip() and kind in _NEEDS_CONTENT:
-        text = f"[{item_type}]"  # chronica needs words for a message or thought
+        # chronica needs words for a message or thought
+        text = f"[{item_type}]" if (kind, actor_kind) != _OPAQUE else "[opaque item]"
     record: dict[str, Any] = {"type": item_type, "item": encoded}
     if slot is not None:
         record["slot"] = list(slot)
@@ -231,7 +239,8 @@ def _actor(actor_kind: ActorKind, item: Mapping[str, Any], *, owner: str, agent:
     return role if isinstance(role, str) and role in _ROLES else "system"
 
 
-def _item_type(index: int, item: Mapping[str, Any]) -> str:
+def _item_type(item: Mapping[str, Any]) -> str | None:
+    """The item's type; None for an item of no type this adapter can tell (kept opaque)."""
     item_type = item.get("type")
     if item_type is None:
         # The SDK's easy message has no "type"; an item reference may have none either.
@@ -239,37 +248,30 @@ def _item_type(index: int, item: Mapping[str, Any]) -> str:
             return "message"
         if "id" in item:
             return "item_reference"
-        raise UnmappableItemError(index, None, "has no 'type' and no 'role'")
-    if not isinstance(item_type, str):
-        raise UnmappableItemError(index, None, f"has a 'type' that is a {type(item_type).__name__}")
-    return item_type
+        return None
+    return item_type if isinstance(item_type, str) else None
 
 
-def _kinds(index: int, item_type: str, item: Mapping[str, Any]) -> tuple[ActumKind, ActorKind]:
+def _kinds(item_type: str | None, item: Mapping[str, Any]) -> tuple[ActumKind, ActorKind]:
     if item_type == "message":
         role = item.get("role")
-        if not isinstance(role, str) or role not in _ROLES:
-            raise UnmappableItemError(
-                index, item_type, f"role {role!r} is not one of {', '.join(_ROLES)}"
-            )
-        return _MESSAGE, _ROLES[role]
-    try:
-        return _KINDS[item_type]
-    except KeyError:
-        raise UnmappableItemError(
-            index,
-            item_type,
-            "is not an input item type of the OpenAI Agents SDK this adapter knows",
-        ) from None
+        if isinstance(role, str) and role in _ROLES:
+            return _MESSAGE, _ROLES[role]
+        return _OPAQUE  # a message of a role no reader knows is not said by anyone known
+    if item_type is None:
+        return _OPAQUE
+    return _KINDS.get(item_type, _OPAQUE)
 
 
-def _split(index: int, item_type: str, item: Mapping[str, Any]) -> tuple[Path | None, str, str]:
+def _split(
+    index: int, item_type: str | None, item: Mapping[str, Any]
+) -> tuple[Path | None, str, str]:
     """Choose the string that becomes ``content``; return it, its path and the rest as JSON.
 
     The item's main text when the rest then fits in metadata; else its longest string (a
     screenshot's data URL, say), so that large payloads of any item type fit.
     """
-    texts = _texts(item, _TEXT_KEYS.get(item_type, ()))
+    texts = _texts(item, _TEXT_KEYS.get(item_type or "", ()))
     preferred = max(texts, default=None, key=lambda path: len(_at(item, path)))
     slot = preferred
     for attempt in range(2):
@@ -353,7 +355,7 @@ def _blanked(value: Any, path: Path) -> Any:
     return copy
 
 
-def _encode(index: int, item_type: str, item: Any) -> str:
+def _encode(index: int, item_type: str | None, item: Any) -> str:
     try:
         encoded = _as_text(item)
         if not _storable(encoded):  # a lone surrogate: JSON's \u escapes carry it, as text cannot

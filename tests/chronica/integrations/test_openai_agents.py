@@ -353,10 +353,6 @@ def test_a_cancelled_add_items_finishes_its_write_and_its_retry_stores_nothing_t
 
 BAD_ITEMS = [
     pytest.param("hello", "item 1 cannot be recorded in chronica: is a str", id="not-an-object"),
-    pytest.param({"type": "telepathy"}, "item 1 (telepathy)", id="unknown-type"),
-    pytest.param({"content": "x"}, "has no 'type' and no 'role'", id="no-type"),
-    pytest.param({"type": 7}, "has a 'type' that is a int", id="type-not-text"),
-    pytest.param({"role": "tool", "content": "x"}, "role 'tool' is not one of", id="bad-role"),
     pytest.param(
         {"type": "function_call_output", "call_id": "c", "output": float("nan")},
         "item 1 (function_call_output) cannot be recorded in chronica: is not JSON",
@@ -393,10 +389,10 @@ def test_an_item_it_cannot_record_is_named_and_nothing_of_the_call_is_written(
 
 
 def test_the_error_names_the_item_by_index_and_type() -> None:
-    telepathy: Any = {"type": "telepathy"}
+    nan: Any = {"type": "function_call_output", "call_id": "c", "output": float("nan")}
     with pytest.raises(UnmappableItemError) as caught:
-        _run(_session(InMemoryStore()).add_items([telepathy]))
-    assert (caught.value.index, caught.value.item_type) == (0, "telepathy")
+        _run(_session(InMemoryStore()).add_items([_turns("hi")[0], nan]))
+    assert (caught.value.index, caught.value.item_type) == (1, "function_call_output")
 
 
 # Stores, threads, processes.
