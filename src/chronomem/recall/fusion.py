@@ -345,7 +345,7 @@ def fuse(
         w = weights.get(channel, 0.0)  # a channel a caller's weights leave out is off
         # Meaning decides where the words cannot (none of the question's words, names aside,
         # is in a top item: the words then rank an entity's facts by length alone), and the
-        # words decide elsewhere; the other only breaks ties (see SEMANTIC_SIGHTED).
+        # words decide elsewhere; the other keeps a small share (see SEMANTIC_SIGHTED).
         if channel == "semantic":
             w *= 1.0 if sight == 0.0 else SEMANTIC_SIGHTED
         elif channel == "bm25" and sight == 0.0 and ranked.get("semantic"):
