@@ -6,6 +6,11 @@ already holds (another process's appends included, since every read still goes t
 store), and decodes just those. Per actum it keeps little: the item as JSON text, or what a
 retraction or a clear marker says. Items are handed out by one ``json.loads`` of the live
 items' texts, so every call returns fresh objects that the caller may change freely.
+
+What the session itself wrote it tells the log (:meth:`Log.wrote`), so the read after a turn,
+the agent loop's pattern, asks the store for just that many acta and one more, and decodes
+none of them: it only checks by their IDs that they are the newest acta, right after the one
+held (nothing else was written between or since). If not, it reads as if it had not been told.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ __all__ = ["Log"]
 _ITEM, _RETRACTS, _CLEAR, _OTHER = range(4)
 _Entry = tuple[str, int, str]  # (actum ID, what it is, the item's JSON or the retracted ID)
 _FIRST_PROBE = 2  # acta fetched to see what is new; most reads find one or none
+_MAX_PENDING = 256  # written acta held unchecked; more and the next read just reads
 
 
 class Log:
@@ -36,7 +42,19 @@ class Log:
         self._fetch = fetch
         self._entries: list[_Entry] = []
         self._complete = False  # the entries start at the chronicum's first actum
+        self._pending: list[_Entry] = []  # written by this session since the last read
         self._lock = threading.Lock()
+
+    def wrote(self, acta: list[Actum]) -> None:
+        """The session stored ``acta`` (in this order, as the newest); not trusted until a
+        read sees their IDs right after the newest actum held."""
+        entries = [_entry(actum) for actum in acta]  # decoded here, by the writer's thread
+        with self._lock:
+            if not self._entries:
+                return  # nothing held: the next read loads anyway
+            self._pending.extend(entries)
+            if len(self._pending) > _MAX_PENDING:
+                self._pending = []
 
     def live(self, limit: int | None) -> list[tuple[str, str]]:
         """``(actum ID, item JSON)`` of the live items, oldest first: the latest ``limit``."""
@@ -55,9 +73,15 @@ class Log:
     def _catch_up(self) -> None:
         """Append the acta stored since the newest one held, fetching more until it is met."""
         newest = self._entries[-1][0]
-        n = _FIRST_PROBE
+        pending, self._pending = self._pending, []
+        n = len(pending) + 1 if pending else _FIRST_PROBE
         while True:
             acta = self._fetch(n)
+            if pending:
+                if _just_after(acta, newest, pending):
+                    self._entries.extend(pending)
+                    return
+                pending = []  # something else was written too: read it as written
             for i in range(len(acta) - 1, -1, -1):
                 if acta[i].id == newest:
                     self._entries.extend(_entry(actum) for actum in acta[i + 1 :])
@@ -73,6 +97,14 @@ class Log:
         known = {entry[0]: entry for entry in self._entries}
         self._entries = [known.get(actum.id) or _entry(actum) for actum in acta]
         self._complete = n == 0 or len(acta) < n
+        self._pending = []
+
+
+def _just_after(acta: list[Actum], newest: str, pending: list[_Entry]) -> bool:
+    """Whether ``acta`` (the chronicum's newest) are the actum ``newest``, then ``pending``."""
+    if len(acta) != len(pending) + 1 or acta[0].id != newest:
+        return False
+    return all(actum.id == entry[0] for actum, entry in zip(acta[1:], pending, strict=True))
 
 
 def _entry(actum: Actum) -> _Entry:

@@ -224,11 +224,12 @@ class ChronicaSession:
         ]
         keys = [f"{_KEY}:{self._nonce}:{call}:{i}" for i in range(len(acta))]
         try:
-            self._chronicarius.record_acta(self._owner, acta, idempotency_keys=keys)
+            stored = self._chronicarius.record_acta(self._owner, acta, idempotency_keys=keys)
         except (InvalidActumError, ChronicaTypeError):
             for i, actum in enumerate(acta):
                 check(i, actum)  # raises the error that names the refused item
             raise
+        self._log.wrote(stored)
         self._remember()
 
     def _pop(self) -> str | None:
@@ -245,6 +246,7 @@ class ChronicaSession:
                 idempotency_key=f"{_KEY}:pop:{taken}",
             )
             if stored.metadata[MARK].get("nonce") == nonce:
+                self._log.wrote([stored])
                 self._remember()
                 return text
             # Another pop retracted this item first: take the next one.
@@ -254,7 +256,8 @@ class ChronicaSession:
             self._chronicarius.get_chronicum(self._owner, self.session_id)
         except ChronicumNotFoundError:
             return  # nothing was ever recorded: nothing to clear
-        self._chronicarius.record_actum(self._owner, clear_marker(self.session_id, self._agent))
+        marker = clear_marker(self.session_id, self._agent)
+        self._log.wrote([self._chronicarius.record_actum(self._owner, marker)])
         self._remember()
 
     def _remember(self) -> None:
