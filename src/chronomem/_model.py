@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 __all__ = [
     "MAX_US",
@@ -98,11 +98,22 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-class _Record:
-    """Read a record as attributes or as a mapping: ``r.content`` or ``r["content"]``.
+def _refuse(record: object) -> NoReturn:
+    raise TypeError(f"a {type(record).__name__} is read-only; dict(record) gives a copy to edit")
 
-    Recall results are documented as mappings (the seed reads ``f['trust_score']``); a typed
-    record that also answers ``[]`` and ``keys()`` serves both styles.
+
+class _Record(dict[str, Any]):
+    """A record read two ways: typed attributes (``r.valid_from`` is a ``datetime``) and a
+    read-only ``dict`` of its JSON rendering (``r["valid_from"]`` is its ISO-8601 string).
+
+    Recall results are documented as mappings (the seed reads ``f['trust_score']``), and
+    callers drop them into prompts, logs and HTTP replies as they would a dict:
+    ``json.dumps(results)``, ``"content" in f``, ``f.get("source")``, ``{**f}``. ``json``
+    serialises only dicts (it reads a dict subclass through ``items()``), and a ``Mapping``
+    whose ``[]`` gave a ``datetime`` while ``items()`` gave a string would break the mapping
+    contract, so the mapping *is* the JSON form, built once when the record is, and the
+    attributes keep the types: times as aware datetimes, ``entities`` and ``mentions`` as
+    tuples. Every mutating dict method raises ``TypeError``; ``dict(r)`` is a plain copy.
     """
 
     _names: ClassVar[tuple[str, ...]] = ()  # each subclass's own, filled on first use
@@ -113,23 +124,45 @@ class _Record:
             cls._names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]  # subclasses are dataclasses
         return cls._names
 
-    def __getitem__(self, key: str) -> Any:
-        if key not in self._fields():
-            raise KeyError(key)
-        return getattr(self, key)
-
-    def keys(self) -> tuple[str, ...]:
-        """Field names, so ``dict(record)``-style code and ``record["key"]`` agree."""
-        return self._fields()
+    def __post_init__(self) -> None:
+        dict.update(self, {name: _jsonable(getattr(self, name)) for name in self._fields()})
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict: datetimes as ISO-8601 strings, tuples as lists."""
-        return {name: _jsonable(getattr(self, name)) for name in self._fields()}
+        """A plain JSON-able dict (a copy of the mapping): times as ISO-8601, tuples as lists."""
+        return dict(self)
+
+    def __setitem__(self, key: str, value: Any) -> NoReturn:
+        _refuse(self)
+
+    def __delitem__(self, key: str) -> NoReturn:
+        _refuse(self)
+
+    def __ior__(self, other: Any) -> NoReturn:  # type: ignore[misc]  # cannot return what | does
+        _refuse(self)
+
+    def clear(self) -> NoReturn:
+        _refuse(self)
+
+    def pop(self, *args: Any) -> NoReturn:
+        _refuse(self)
+
+    def popitem(self) -> NoReturn:
+        _refuse(self)
+
+    def setdefault(self, *args: Any) -> NoReturn:
+        _refuse(self)
+
+    def update(self, *args: Any, **kwargs: Any) -> NoReturn:
+        _refuse(self)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # pickle and copy would otherwise refill the dict item by item through __setitem__.
+        return (type(self), tuple(getattr(self, name) for name in self._fields()))
 
 
 @dataclass(frozen=True)
 class Fact(_Record):
-    """One bi-temporal assertion; read as attributes or ``fact["key"]``.
+    """One bi-temporal assertion: typed attributes, and a read-only dict of its JSON form.
 
     ``score``, ``tokens`` and ``ranks`` explain a recall result: the fused RRF score, the token
     count charged against the budget, and the 1-based rank in each channel that found it.

@@ -50,7 +50,7 @@ def test_one_entity_per_key_first_spelling_wins() -> None:
 def test_caller_supplied_entities_win(memory_target: MemoryTarget) -> None:
     with memory_target.open() as mem:
         fid = mem.remember("Alice Smith fixed it", entities=["Project Falcon"])
-        assert mem.get(fid)["entities"] == ("Project Falcon",)
+        assert mem.get(fid)["entities"] == ["Project Falcon"]
         assert [f["id"] for f in mem.timeline("project falcon")] == [fid]
         assert mem.timeline("Alice Smith") == []
 

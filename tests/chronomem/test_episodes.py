@@ -39,7 +39,7 @@ def test_the_spec_example_ranks_the_episode_first(memory_target: MemoryTarget) -
         assert (top["kind"], top["id"], top["speaker"], top["session"]) == (
             "episode", e1, "Caroline", "s1",
         )  # fmt: skip
-        assert top["at"] == MAY
+        assert top.at == MAY
         assert top.score > 0
         assert top.tokens > 0
         assert top.ranks == {"bm25": 1, "semantic": 1}

@@ -94,15 +94,18 @@ def test_an_edge_time_round_trips_through_every_read(
     memory_target: MemoryTarget, mem: ChronoMem, moment: datetime
 ) -> None:
     fid = mem.remember("Ardian lives in Kemang", valid_from=moment)
-    expected = moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
-    assert mem.get(fid)["valid_from"] == expected
-    assert mem.get(fid)["valid_from"].utcoffset() == timedelta(0)
-    assert [f["valid_from"] for f in mem.timeline("Ardian")] == [expected]
-    assert [f["valid_from"] for f in mem.recall("Ardian Kemang", active_only=False)] == [expected]
+    given = moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+    expected = given.astimezone(timezone.utc)  # the mapping holds the UTC ISO form
+    assert mem.get(fid)["valid_from"] == expected.isoformat()
+    assert mem.get(fid)["valid_from"].endswith("+00:00")
+    assert [f.valid_from for f in mem.timeline("Ardian")] == [expected]
+    assert [f["valid_from"] for f in mem.recall("Ardian Kemang", active_only=False)] == [
+        expected.isoformat()
+    ]
     [record] = mem.export_facts()
     with memory_target.sibling("copy").open() as copy:
         assert copy.import_facts([record]) == 1
-        assert copy.get(fid)["valid_from"] == expected
+        assert copy.get(fid)["valid_from"] == expected.isoformat()
 
 
 def test_a_row_already_on_disk_out_of_range_reads_clamped(mem: ChronoMem) -> None:
@@ -119,10 +122,10 @@ def test_a_row_already_on_disk_out_of_range_reads_clamped(mem: ChronoMem) -> Non
             (2**63 - 1, -(2**63), gone),
         )
     fact = mem.get(fid)
-    assert fact["valid_from"] == UTC_MAX
-    assert fact["system_time"] == UTC_MIN
-    assert mem.get(gone)["valid_until"] == UTC_MAX
-    assert mem.get(gone)["invalidated_at"] == UTC_MIN
+    assert fact["valid_from"] == UTC_MAX.isoformat()
+    assert fact.system_time == UTC_MIN
+    assert mem.get(gone)["valid_until"] == UTC_MAX.isoformat()
+    assert mem.get(gone).invalidated_at == UTC_MIN
     assert {f["id"] for f in mem.timeline("Ardian")} == {fid, gone}
     assert [f["id"] for f in mem.recall("Kemang", active_only=False)] == [fid]
     exported = list(mem.export_facts())

@@ -164,7 +164,7 @@ def test_timeline_resolves_spelling_variants(mem: ChronoMem) -> None:
     assert [f.id for f in mem.timeline("tn2420")] == [a, b]
     assert [f.id for f in mem.timeline("ＴＮ－２４２０")] == [a, b]  # noqa: RUF001 -- full-width on purpose
     assert [f.id for f in mem.timeline("TN 2420")] == [b]
-    assert mem.get(b)["entities"] == ("tn 2420", "TN2420")
+    assert mem.get(b)["entities"] == ["tn 2420", "TN2420"]
 
 
 def test_stats(mem: ChronoMem) -> None:
