@@ -4,8 +4,11 @@ Acta never change and a chronicum only grows at its end, so what a session has r
 true: each read asks the store only for the newest acta, until it meets the newest one it
 already holds (another process's appends included, since every read still goes to the
 store), and decodes just those. Per actum it keeps little: the item as JSON text, or what a
-retraction or a clear marker says. Items are handed out by one ``json.loads`` of the live
-items' texts, so every call returns fresh objects that the caller may change freely.
+retraction or a clear marker says. An item is held as the JSON text its actum stores, with
+its main text left out (see :mod:`._openai_items`), and that text put back where it goes once
+the item is decoded: reading an actum costs no JSON work at all. Items are handed out by one
+``json.loads`` of the live items' texts (:func:`decoded`), so every call returns fresh
+objects that the caller may change freely.
 
 What the session itself wrote it tells the log (:meth:`Log.wrote`), so the read after a turn,
 the agent loop's pattern, asks the store for just that many acta and one more, and decodes
@@ -17,16 +20,20 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from chronica import Actum
 
-from ._openai_items import MARK, item_of
+from ._openai_items import MARK
 
-__all__ = ["Log"]
+__all__ = ["Held", "Log", "decoded"]
 
 _ITEM, _RETRACTS, _CLEAR, _OTHER = range(4)
-_Entry = tuple[str, int, str]  # (actum ID, what it is, the item's JSON or the retracted ID)
+# An item as held: its JSON text, and where its main text goes back, if it was taken out.
+Held = tuple[str, tuple[tuple[str | int, ...], str] | None]
+# (actum ID, what it is, the item as held or the retracted ID)
+_Entry = tuple[str, int, Held | str]
 _FIRST_PROBE = 2  # acta fetched to see what is new; most reads find one or none
 _MAX_PENDING = 256  # written acta held unchecked; more and the next read just reads
 
@@ -56,8 +63,8 @@ class Log:
             if len(self._pending) > _MAX_PENDING:
                 self._pending = []
 
-    def live(self, limit: int | None) -> list[tuple[str, str]]:
-        """``(actum ID, item JSON)`` of the live items, oldest first: the latest ``limit``."""
+    def live(self, limit: int | None) -> list[tuple[str, Held]]:
+        """``(actum ID, item as held)`` of the live items, oldest first: the latest ``limit``."""
         with self._lock:
             if self._entries:
                 self._catch_up()
@@ -107,30 +114,47 @@ def _just_after(acta: list[Actum], newest: str, pending: list[_Entry]) -> bool:
     return all(actum.id == entry[0] for actum, entry in zip(acta[1:], pending, strict=True))
 
 
+def decoded(held: Sequence[Held]) -> list[Any]:
+    """The items ``held``, as fresh plain objects: one ``json.loads``, then each main text put
+    back at its place."""
+    items: list[Any] = json.loads("[" + ",".join(text for text, _ in held) + "]")
+    for item, (_, slot) in zip(items, held, strict=True):
+        if slot is not None:
+            path, text = slot
+            container = item
+            for step in path[:-1]:
+                container = container[step]
+            container[path[-1]] = text
+    return items
+
+
 def _entry(actum: Actum) -> _Entry:
     record = actum.metadata.get(MARK)
     if not isinstance(record, Mapping):
         return (actum.id, _OTHER, "")  # another agent's actum, not an item
     if "item" in record:
-        return (actum.id, _ITEM, json.dumps(item_of(actum), allow_nan=False))
+        text, path = record["item"], record.get("slot")
+        if not isinstance(text, str):
+            return (actum.id, _OTHER, "")
+        return (actum.id, _ITEM, (text, (tuple(path), actum.content) if path else None))
     if record.get("clear") is True:
         return (actum.id, _CLEAR, "")
     target = record.get("retracts")
     return (actum.id, _RETRACTS, target) if isinstance(target, str) else (actum.id, _OTHER, "")
 
 
-def _newest_live(entries: list[_Entry], limit: int | None) -> tuple[list[tuple[str, str]], bool]:
+def _newest_live(entries: list[_Entry], limit: int | None) -> tuple[list[tuple[str, Held]], bool]:
     """The live items among ``entries``, oldest first, and whether that is certainly all.
 
     Walks from the newest: a clear marker ends the walk, a retraction hides the item it
     names (always an older actum), and an actum without the adapter's mark is skipped.
     """
-    retracted: set[str] = set()
-    found: list[tuple[str, str]] = []
+    retracted: set[Held | str] = set()
+    found: list[tuple[str, Held]] = []
     for actum_id, what, value in reversed(entries):
         if what == _ITEM:
             if actum_id not in retracted:
-                found.append((actum_id, value))
+                found.append((actum_id, value))  # type: ignore[arg-type]  # an item's value
                 if limit is not None and len(found) == limit:
                     found.reverse()
                     return found, True

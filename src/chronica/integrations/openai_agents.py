@@ -65,7 +65,7 @@ from ._openai_items import (
     item_actum,
     retraction,
 )
-from ._openai_log import Log
+from ._openai_log import Log, decoded
 from .memory import SessionMemory, capture, check_memory
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ class ChronicaSession:
         reads honour. Two racing pops never return the same item.
         """
         popped = await _finish(_in_thread(self._pop))
-        return None if popped is None else cast("TResponseInputItem", json.loads(popped))
+        return None if popped is None else cast("TResponseInputItem", popped)
 
     async def clear_session(self) -> None:
         """Retract every item so far by appending a clear marker; nothing is deleted."""
@@ -209,8 +209,9 @@ class ChronicaSession:
 
     def _items(self, limit: int | None) -> list[TResponseInputItem]:
         """The live items, decoded by one ``json.loads`` of their texts, in the worker."""
-        texts = [text for _, text in self._log.live(limit)]
-        return cast("list[TResponseInputItem]", json.loads("[" + ",".join(texts) + "]"))
+        return cast(
+            "list[TResponseInputItem]", decoded([held for _, held in self._log.live(limit)])
+        )
 
     def _add(self, batch: list[Any], call: int) -> None:
         """Record the batch as one ``record_acta``: one transaction on a batch store.
@@ -232,14 +233,14 @@ class ChronicaSession:
         self._log.wrote(stored)
         self._remember()
 
-    def _pop(self) -> str | None:
-        """Retract the newest live item; return its JSON text, or None if there is none."""
+    def _pop(self) -> Any:
+        """Retract the newest live item; return it, or None if there is none."""
         while True:
             live = self._log.live(1)
             if not live:
                 return None
             nonce = secrets.token_hex(8)
-            taken, text = live[0]
+            taken, held = live[0]
             stored = self._chronicarius.record_actum(
                 self._owner,
                 retraction(self.session_id, self._agent, taken, nonce),
@@ -248,7 +249,7 @@ class ChronicaSession:
             if stored.metadata[MARK].get("nonce") == nonce:
                 self._log.wrote([stored])
                 self._remember()
-                return text
+                return decoded([held])[0]
             # Another pop retracted this item first: take the next one.
 
     def _clear(self) -> None:
