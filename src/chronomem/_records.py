@@ -125,6 +125,12 @@ class ImportedFact:
             raise InvalidFactError(
                 "invalidated_at", "is required for a superseded or forgotten fact"
             )
+        # What no live write can produce (issue 20 item 7): the rest of a chain's shape is
+        # checked against the stored facts by ``write.importing`` before the import commits.
+        if self.superseded_by == self.id:
+            raise InvalidFactError("superseded_by", "a fact cannot supersede itself")
+        if self.valid_until is not None and self.valid_until < self.data.valid_from:
+            raise InvalidFactError("valid_until", "is before valid_from")
 
 
 def parse_record(record: Mapping[str, Any]) -> ImportedFact | ImportedEpisode:

@@ -40,13 +40,53 @@ def import_all(conn: Conn, owner: str, records: list[ImportedFact | ImportedEpis
             ),
         )
         inserted += 1
-    dangling = conn.execute(
-        """SELECT f.superseded_by FROM chronomem_facts f WHERE f.owner = ?
-           AND f.superseded_by IS NOT NULL AND NOT EXISTS
-           (SELECT 1 FROM chronomem_facts g WHERE g.id = f.superseded_by AND g.owner = ?)
-           LIMIT 1""",
-        (owner, owner),
-    ).fetchone()
-    if dangling is not None:
-        raise InvalidFactError("superseded_by", f"refers to unknown fact {dangling[0]!r}")
+    _check_lineage(conn, owner, [r.id for r in records if not isinstance(r, ImportedEpisode)])
     return inserted
+
+
+def _check_lineage(conn: Conn, owner: str, imported: list[str]) -> None:
+    """Refuse a supersession chain no live write can make, inside the import's transaction.
+
+    ``supersede`` closes one active fact with one new fact, so every successor is a stored
+    fact of the same owner, has one predecessor, and every chain ends in a fact nothing
+    superseded. A cycle would leave every member inactive: recall would return none of them.
+    Self-supersession and ``valid_until`` before ``valid_from`` are refused when parsed.
+    """
+    bad = conn.execute(
+        """SELECT f.superseded_by, g.kind FROM chronomem_facts f
+           LEFT JOIN chronomem_facts g ON g.id = f.superseded_by AND g.owner = f.owner
+           WHERE f.owner = ? AND f.superseded_by IS NOT NULL
+             AND (g.id IS NULL OR g.kind = 'episode')
+           LIMIT 1""",
+        (owner,),
+    ).fetchone()
+    if bad is not None:
+        what = "an episode" if bad[1] == "episode" else "unknown fact"
+        raise InvalidFactError("superseded_by", f"refers to {what} {bad[0]!r}")
+    shared = conn.execute(
+        """SELECT superseded_by FROM chronomem_facts WHERE owner = ? AND superseded_by IS NOT NULL
+           GROUP BY superseded_by HAVING count(*) > 1 LIMIT 1""",
+        (owner,),
+    ).fetchone()
+    if shared is not None:
+        raise InvalidFactError("superseded_by", f"{shared[0]!r} is named by two predecessors")
+    _refuse_cycles(conn, owner, imported)
+
+
+def _refuse_cycles(conn: Conn, owner: str, imported: list[str]) -> None:
+    # Each fact has at most one successor and one predecessor by now, so a walk from an
+    # imported fact either ends or comes back; a fact known to end a walk is never walked again.
+    ends: set[str] = set()
+    for start in imported:
+        seen: set[str] = set()
+        here: str | None = start
+        while here is not None and here not in ends:
+            if here in seen:
+                raise InvalidFactError("superseded_by", f"{start!r} is in a supersession cycle")
+            seen.add(here)
+            row = conn.execute(
+                "SELECT superseded_by FROM chronomem_facts WHERE id = ? AND owner = ?",
+                (here, owner),
+            ).fetchone()
+            here = None if row is None else row[0]
+        ends |= seen
