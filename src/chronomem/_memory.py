@@ -29,6 +29,7 @@ from chronomem.text.tokens import estimate_tokens, pack
 from chronomem.write import purge as purging
 from chronomem.write.episodes import check_episode, insert_episode, insert_episodes
 from chronomem.write.facts import SystemClock, find_duplicate, insert_fact, new_fact_id, prepare
+from chronomem.write.unindex import forget_from_context
 
 from ._errors import (
     ChronoMemError,
@@ -228,6 +229,8 @@ class ChronoMem:
         with self._db.write() as conn:
             active = self._active(conn, fid)
             table.mark_forgotten(conn, active.rowid, reason=why, now=self._clock.now())
+            if active.kind == "episode":  # its words leave the next turns' context too
+                forget_from_context(conn, self.owner, active.rowid)
 
     def purge(self, item_id: str, *, reason: str | None = None) -> Purged:
         """Erase a fact or an episode for real (an operator's act; agents ``forget``): content,
@@ -505,6 +508,7 @@ class ChronoMem:
             if then is not None:
                 then(conn)
             return inserted
+
 
 def _prefix_key(field: str, prefix: object) -> str:
     """The normal form of a typed prefix (``""`` stays ``""``: every entity)."""

@@ -55,12 +55,17 @@ def index_document(
 
 
 def context_of(conn: Conn, rowids: Sequence[int]) -> list[str]:
-    """The stored body terms of ``rowids``, in the order given (missing ones as '')."""
+    """The stored body terms of ``rowids``, in the order given (missing and forgotten ones
+    as '': a forgotten turn's words must not find the turns after it, issue 20 item 9)."""
     if not rowids:
         return []
-    among, params = conn.dialect.in_list("rowid", rowids)
+    among, params = conn.dialect.in_list("l.rowid", rowids)
     found = dict(
-        conn.execute(f"SELECT rowid, body FROM chronomem_lex WHERE {among}", params).fetchall()
+        conn.execute(
+            f"""SELECT l.rowid, l.body FROM chronomem_lex l
+                JOIN chronomem_facts f ON f.rowid = l.rowid WHERE {among} AND f.forgotten = 0""",
+            params,
+        ).fetchall()
     )
     return [found.get(r, "") for r in rowids]
 
@@ -71,16 +76,16 @@ def reindex(conn: Conn) -> None:
     so an old memory ranks as a new one would. An episode's context is the stored body of
     the turns before it in its session, exactly as ``remember_episode`` builds it."""
     rows = conn.execute(
-        """SELECT rowid, owner, kind, content, session FROM chronomem_facts
+        """SELECT rowid, owner, kind, content, session, forgotten FROM chronomem_facts
            ORDER BY owner, kind, session, seq, rowid"""
     ).fetchall()
     previous: list[str] = []
     last_session: tuple[str, object] | None = None
-    for rowid, owner, kind, content, session in rows:
+    for rowid, owner, kind, content, session, forgotten in rows:
         if kind != "episode":
             index_document(conn, owner, kind, rowid, content)
             continue
         if (owner, session) != last_session:
             previous, last_session = [], (owner, session)
         body = index_document(conn, owner, kind, rowid, content, previous[::-1][:2])
-        previous = [*previous[-1:], body]
+        previous = [*previous[-1:], "" if forgotten else body]  # as context_of reads it

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from chronomem.engine.dialect import Conn
 from chronomem.recall.lexindex import context_of, weighted_length
 
-__all__ = ["Unindexer"]
+__all__ = ["Unindexer", "forget_from_context"]
 
 _CONTEXT_TURNS = 2
 
@@ -179,3 +179,18 @@ class Unindexer:
             "DELETE FROM chronomem_corpus WHERE owner = ? AND kind = ? AND items <= 0",
             (self.owner, kind),
         )
+
+
+def forget_from_context(conn: Conn, owner: str, rowid: int) -> None:
+    """After ``forget`` of the episode at ``rowid``: the two turns after it are indexed again
+    without its words. Its own row stays (recall never returns a forgotten item; ``purge``
+    is what erases words from the index and the file)."""
+    row = conn.execute(
+        "SELECT session, seq FROM chronomem_facts WHERE rowid = ? AND kind = 'episode'",
+        (rowid,),
+    ).fetchone()
+    if row is None:
+        return
+    index = Unindexer(conn, owner)
+    index.refresh_followers(str(row[0]), int(row[1]))
+    index.flush()
