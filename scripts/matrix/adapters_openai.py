@@ -10,7 +10,10 @@ One session of each grows through the sizes; at each size it is measured on:
 - **turn**: ``add_items`` of a whole turn (user message, reasoning, call, output, reply),
   which ``SQLiteSession`` writes in one transaction and the adapter as five acta;
 - **last-20**: ``get_items(limit=20)``, which must stay flat as the session grows;
-- **all**: ``get_items()``, the whole history, which is what ``Runner.run`` reads by default.
+- **all**: ``get_items()``, the whole history, which is what ``Runner.run`` reads by default;
+- **Runner read / Runner turn**: ``Runner.run``'s own pattern, ``get_items(limit=20)`` then
+  ``add_items`` of a turn, alternating on the one growing session, each timed. The tight loops
+  above hide what a read costs right after a write (the case every agent step is in).
 
 Both sessions run every store call on a worker thread, as the SDK's does, so each call pays
 one hand-off to a thread and back; the run also times that hand-off alone (a no-op on the
@@ -154,7 +157,11 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
             batch = _turn(100_000 + turn)
             turn += 1
             await _each(subjects, "turn_ms", _adding(batch))
-        done += 5 * _TURNS
+        for _ in range(_TURNS):  # Runner.run's pattern: read the last 20, append a turn
+            batch = _turn(100_000 + turn)
+            turn += 1
+            await _runner_step(subjects, batch)
+        done += 2 * 5 * _TURNS
         load = quiet.checkpoint(before, waited)
         for subject in subjects:
             subject.samples["append_ms"] = subject.samples["append_ms"][-_APPEND_SAMPLE:]
@@ -167,6 +174,17 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
 
 def _adding(items: list[dict[str, Any]]) -> Callable[[Any], Awaitable[object]]:
     return lambda session: session.add_items(items)
+
+
+async def _runner_step(subjects: list[_Subject], items: list[dict[str, Any]]) -> None:
+    """One step of ``Runner.run``'s pattern on every session in turn: its read, then its turn."""
+    for subject in subjects:
+        started = time.perf_counter()
+        await subject.session.get_items(limit=20)
+        read = time.perf_counter()
+        await subject.session.add_items(items)
+        subject.samples.setdefault("runner_read_ms", []).append(read - started)
+        subject.samples.setdefault("runner_turn_ms", []).append(time.perf_counter() - read)
 
 
 def _item(i: int) -> dict[str, Any]:
@@ -209,7 +227,12 @@ _OPS = (
     ("turn_ms", "append a turn (5 items)"),
     ("window_ms", "get_items(limit=20)"),
     ("all_ms", "get_items()"),
+    ("runner_read_ms", "Runner: get_items(limit=20) after a turn"),
+    ("runner_turn_ms", "Runner: append a turn after that read"),
 )
+# Issue 23's goals: at least 1.0x everywhere, 1.3x on turns and reads.
+_GOALS = {"append_ms": 1.0, "all_ms": 1.0}
+_GOAL_ELSE = 1.3
 
 
 def render(result: dict[str, Any]) -> str:
@@ -222,6 +245,8 @@ def render(result: dict[str, Any]) -> str:
         for size in result["sizes"]:
             ours, theirs = by[(_OURS, sync, size)], by[(_THEIRS, sync, size)]
             for key, label in _OPS:
+                if key not in ours:  # a run from before the Runner pattern was measured
+                    continue
                 body.append(
                     [
                         sync,
@@ -246,19 +271,26 @@ def render(result: dict[str, Any]) -> str:
 
 
 def _verdicts(result: dict[str, Any]) -> list[str]:
-    """The issue's goals, stated as met or missed: >= 3x on append, last-20 reads flat."""
+    """The goals (issue 23), stated as met or missed, and whether last-20 reads stay flat.
+
+    A run made before the Runner pattern was measured has no such rows: they are left out."""
     by = {(r["store"], r["synchronous"], r["items"]): r for r in result["rows"]}
     small, large = result["sizes"][0], result["sizes"][-1]
     out = []
     for sync in _SYNCS:
         for key, label in _OPS:
+            if key not in by[(_OURS, sync, small)]:
+                continue
             speedups = [
                 by[(_THEIRS, sync, n)][key]["p50"] / by[(_OURS, sync, n)][key]["p50"]
                 for n in (small, large)
             ]
-            worst = min(speedups)
-            verdict = "meets" if worst >= 3 else "misses"
-            out.append(f"- {sync}, {label}: at least {worst:.1f}x faster, {verdict} the 3x goal.")
+            worst, goal = min(speedups), _GOALS.get(key, _GOAL_ELSE)
+            verdict = "meets" if worst >= goal else "misses"
+            out.append(
+                f"- {sync}, {label}: at least {worst:.2f}x SQLiteSession's speed, "
+                f"{verdict} the {goal:.1f}x goal."
+            )
         growth = (
             by[(_OURS, sync, large)]["window_ms"]["p50"]
             / (by[(_OURS, sync, small)]["window_ms"]["p50"])
