@@ -12,7 +12,16 @@ __all__ = ["import_all"]
 
 
 def import_all(conn: Conn, owner: str, records: list[ImportedFact | ImportedEpisode]) -> int:
-    """Insert the records not yet present; checks lineage before the transaction commits."""
+    """Insert the records not yet present; checks lineage before the transaction commits.
+
+    Imports take one lock for their transaction first (on PostgreSQL an advisory lock; a
+    SQLite write already holds the file's): two imports of one file at once would otherwise
+    both find an id missing and both insert it, and one would fail on the unique id. After
+    the lock, the second reads what the first committed and skips it, as documented. Ids
+    are global, so the lock is too; imports are rare bulk writes and live writes never wait
+    on it. The empty owner is no owner's (it is refused), so the key is no real session's.
+    """
+    conn.dialect.lock_session(conn, "", "chronomem.import")
     inserted = 0
     for rec in records:
         row = conn.execute("SELECT owner FROM chronomem_facts WHERE id = ?", (rec.id,)).fetchone()
