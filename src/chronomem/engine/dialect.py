@@ -134,6 +134,10 @@ class Dialect(Protocol):
         """Hold the lock that orders appends to one episode session until commit."""
         ...
 
+    def settle(self, conn: Conn) -> None:
+        """Write the counter changes this transaction holds back, before they are read."""
+        ...
+
     def index_terms(
         self, conn: Conn, owner: str, kind: str, rowid: int, columns: Sequence[str], length: float
     ) -> None:

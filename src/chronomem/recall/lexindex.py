@@ -55,17 +55,15 @@ def index_document(
 
 
 def context_of(conn: Conn, rowids: Sequence[int]) -> list[str]:
-    """The stored body terms of ``rowids``, in the order given (missing and forgotten ones
-    as '': a forgotten turn's words must not find the turns after it, issue 20 item 9)."""
+    """The stored body terms of ``rowids``, in the order given (missing ones as '').
+
+    Callers pass a forgotten turn as no rowid (its words must not find the turns after it,
+    issue 20 item 9): they read ``forgotten`` with the rowids, in an indexed query."""
     if not rowids:
         return []
-    among, params = conn.dialect.in_list("l.rowid", rowids)
+    among, params = conn.dialect.in_list("rowid", rowids)
     found = dict(
-        conn.execute(
-            f"""SELECT l.rowid, l.body FROM chronomem_lex l
-                JOIN chronomem_facts f ON f.rowid = l.rowid WHERE {among} AND f.forgotten = 0""",
-            params,
-        ).fetchall()
+        conn.execute(f"SELECT rowid, body FROM chronomem_lex WHERE {among}", params).fetchall()
     )
     return [found.get(r, "") for r in rowids]
 

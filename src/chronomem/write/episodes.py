@@ -91,7 +91,7 @@ def insert_episode(
     eid = episode_id or new_fact_id(system_time)
     conn.dialect.lock_session(conn, owner, e.session)
     before = conn.execute(
-        """SELECT rowid, seq FROM chronomem_facts
+        """SELECT rowid, seq, forgotten FROM chronomem_facts
            WHERE owner = ? AND session = ? AND kind = 'episode'
            ORDER BY seq DESC LIMIT ?""",
         (owner, e.session, _CONTEXT_TURNS),
@@ -113,7 +113,7 @@ def insert_episode(
     )  # fmt: skip
     rowid = int(cur.fetchone()[0])
     index_times(conn, owner, rowid, at, said)
-    context = context_of(conn, [r[0] for r in before])
+    context = context_of(conn, [0 if r[2] else r[0] for r in before])  # 0: no item, no words
     index_document(conn, owner, "episode", rowid, e.content, context)
     store_vector(conn, rowid, e.content)
     key = entity_key(e.speaker)

@@ -73,11 +73,12 @@ class Unindexer:
         ).fetchall()
         for follower_seq, rowid in followers:
             before = self.conn.execute(
-                """SELECT rowid FROM chronomem_facts WHERE owner = ? AND session = ?
+                """SELECT rowid, forgotten FROM chronomem_facts WHERE owner = ? AND session = ?
                    AND kind = 'episode' AND seq < ? ORDER BY seq DESC LIMIT ?""",
                 (self.owner, session, follower_seq, _CONTEXT_TURNS),
             ).fetchall()
-            context = context_of(self.conn, [int(r[0]) for r in before])
+            # A forgotten turn reads as empty (rowid 0 is no item's), as when written.
+            context = context_of(self.conn, [0 if r[1] else int(r[0]) for r in before])
             self._recontext(int(rowid), context + [""] * (_CONTEXT_TURNS - len(context)))
 
     def _recontext(self, rowid: int, context: list[str]) -> None:
@@ -103,6 +104,7 @@ class Unindexer:
 
     def flush(self) -> None:
         """Lower the owner's counters by everything removed, terms in sorted order."""
+        self.conn.dialect.settle(self.conn)  # what this transaction added is counted first
         if self._terms:
             (self._lower_terms_pg if self._pg else self._lower_terms_sqlite)()
         for kind in sorted(set(self._items) | set(self._length)):

@@ -32,7 +32,7 @@ import psycopg_pool
 
 from chronomem._errors import DatabaseError, InvalidArgumentError
 from chronomem.engine.dialect import Dialect
-from chronomem.engine.postgres.dialect import POSTGRES
+from chronomem.engine.postgres.dialect import POSTGRES, HeldCounters
 from chronomem.engine.postgres.schema import SCHEMA_VERSION, migrate, quoted_schema
 
 __all__ = ["PostgresDatabase", "memory_exists", "redacted", "scrubbed"]
@@ -49,10 +49,12 @@ def _translate(sql: str) -> str:
 class PostgresConnection:
     """A psycopg connection inside one transaction, speaking chronomem's statements."""
 
-    __slots__ = ("_conn",)
+    __slots__ = ("_conn", "counters")
 
-    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+    def __init__(self, conn: psycopg.Connection[Any], counters: HeldCounters | None = None) -> None:
         self._conn = conn
+        self.counters = counters
+        """A write transaction's counter changes, written at its end (``None``: at once)."""
 
     @property
     def raw(self) -> psycopg.Connection[Any]:
@@ -237,7 +239,9 @@ class PostgresDatabase:
                 with raw.pipeline(), raw.transaction():
                     if not self._owns_pool:
                         raw.execute(f"SET LOCAL search_path TO {self._quoted}")
-                    yield PostgresConnection(raw)
+                    conn = PostgresConnection(raw, HeldCounters())
+                    yield conn
+                    POSTGRES.settle(conn)
         except psycopg_pool.PoolTimeout as e:
             raise DatabaseError(f"no connection to {self.path} within the timeout: {e}") from e
         except psycopg.Error as e:
@@ -252,11 +256,16 @@ class PostgresDatabase:
         on its connection: it commits with the batch, and on an error it alone is undone."""
         outer = getattr(self._local, "conn", None)
         if outer is not None:
+            mark = outer.counters.mark() if outer.counters is not None else 0
             try:
                 with outer.raw.transaction():
                     yield outer
-            except psycopg.Error as e:
-                raise DatabaseError(f"write failed on {self.path}: {e}") from e
+            except BaseException as e:
+                if outer.counters is not None:  # the savepoint's own counter changes go too
+                    outer.counters.undo(mark)
+                if isinstance(e, psycopg.Error):
+                    raise DatabaseError(f"write failed on {self.path}: {e}") from e
+                raise
             return
         with self._transaction(read_only=False) as conn:
             self._local.conn = conn

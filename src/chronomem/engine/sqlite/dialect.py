@@ -78,6 +78,10 @@ class SQLiteDialect:
     def lock_session(self, conn: Conn, owner: str, session: str) -> None:
         """Nothing to do: the write transaction already holds the database's write lock."""
 
+    def settle(self, conn: Conn) -> None:
+        """Nothing to do: SQLite's counters are written as each item is (an update of a row
+        in place, cheap however often it repeats in one transaction)."""
+
     def index_terms(
         self, conn: Conn, owner: str, kind: str, rowid: int, columns: Sequence[str], length: float
     ) -> None:
