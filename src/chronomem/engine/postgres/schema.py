@@ -182,10 +182,22 @@ def quoted_schema(name: object) -> str:
     return f'"{name}"'
 
 
+def _current(conn: Conn) -> bool:
+    """Whether the tables are at ``SCHEMA_VERSION`` already, read with plain SELECTs (no
+    CREATE, no lock), so opening a current memory needs only CONNECT, USAGE and SELECT."""
+    found = conn.execute("SELECT to_regclass('chronomem_schema') IS NOT NULL").fetchone()
+    if not found or not found[0]:
+        return False
+    row = conn.execute("SELECT max(version) FROM chronomem_schema").fetchone()
+    return bool(row) and row[0] == SCHEMA_VERSION
+
+
 def migrate(conn: Conn, schema: str) -> None:
     """Create or upgrade chronomem's tables in ``schema`` (inside the caller's transaction,
     with the connection's ``search_path`` already set to it)."""
     quoted = quoted_schema(schema)
+    if _current(conn):  # a role that may only read opens too (issue 20 item 11)
+        return
     conn.execute(
         "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", ("chronomem.schema:" + schema,)
     ).fetchone()
