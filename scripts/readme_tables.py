@@ -67,6 +67,10 @@ def _row(name: str, values: Mapping[str, float], columns: list[str]) -> str:
     return f"| {name} | " + " | ".join(f"{values[c]:.3f}" for c in columns) + " |"
 
 
+# The episodes path's goals on the development set (the retrieval issue of this round).
+LOCOMO_GOALS = {"R@1": 0.55, "R@5": 0.82, "R@10": 0.89, "MRR@10": 0.66}
+
+
 def locomo() -> str:
     """The retrieval table: LoCoMo development set, both paths beside plain FTS5."""
     r = _load("locomo.json")
@@ -92,9 +96,12 @@ def locomo() -> str:
         "",
         f"Episodes recall in {latency['p50']:.2f} ms p50 ({latency['p95']:.2f} ms p95) per "
         f"question on a conversation's file. Where chronomem still loses: {weakest[0]} "
-        f"questions (R@10 {weakest[1]:.3f}) and answers that share no word with the question "
-        f"or the turns before it; our goals were R@10 0.87 and R@1 0.50 (measured "
-        f"{ep['R@10']:.3f} and {ep['R@1']:.3f}).",
+        f"questions (R@10 {weakest[1]:.3f}). Against the goals for episodes: "
+        + ", ".join(
+            f"{metric} {ep[metric]:.3f} ({'met' if ep[metric] >= goal else 'missed'}: {goal})"
+            for metric, goal in LOCOMO_GOALS.items()
+        )
+        + ".",
         "",
     ]
     return "\n".join(lines)
@@ -313,8 +320,55 @@ def scaling_measured() -> str:
     return "\n".join(lines)
 
 
+# The semantic channel's recall goals by memory size (the retrieval issue of this round).
+SEMANTIC_RECALL_GOALS = {10_000: 15.0, 1_000_000: 25.0}
+
+
+def semantic() -> str:
+    """What the semantic channel costs: bench/semantic.json (scripts/bench_semantic.py)."""
+    r = _load("semantic.json")
+    lines = [
+        f"Measured by `python scripts/bench_semantic.py` ([bench/semantic.md](bench/semantic.md)): "
+        f"the code before the channel (`{r['baseline']}`), today's with the channel off, and "
+        "today's as installed, side by side in one run, interleaved query by query:",
+        "",
+        "| items | side | recall p50 ms | recall p95 ms | serial episodes/s, FULL | bulk /s |",
+        "|---:|---|---:|---:|---:|---:|",
+    ]
+    verdicts = []
+    for row in r["rows"]:
+        for side in ("baseline", "channel off", "channel on"):
+            m = row[side]
+            bulk = "n/a" if m["bulk_per_s"] is None else f"{m['bulk_per_s']:,.0f}"
+            lines.append(
+                f"| {row['size']:,} | {side} | {m['recall_p50_ms']:.2f} | "
+                f"{m['recall_p95_ms']:.2f} | {m['serial_episodes_per_s']:,.0f} | {bulk} |"
+            )
+        on, off, base = row["channel on"], row["channel off"], row["baseline"]
+        limit = SEMANTIC_RECALL_GOALS.get(row["size"])
+        recall_goal = (
+            f" (goal <= {limit:.0f} ms: {'met' if on['recall_p50_ms'] <= limit else 'missed'})"
+            if limit is not None
+            else ""
+        )
+        slower = off["recall_p50_ms"] / base["recall_p50_ms"]
+        busy = max(row["load_before"], row["load_after"])
+        verdicts.append(
+            f"- {row['size']:,} items: recall p50 with the channel {on['recall_p50_ms']:.2f} ms"
+            f"{recall_goal}; without it {slower:.2f}x the code before it (goal <= 1.00: "
+            f"{'met' if slower <= 1.0 else 'missed'}); serial episodes "
+            f"{on['serial_episodes_per_s']:,.0f}/s (goal >= 100: "
+            f"{'met' if on['serial_episodes_per_s'] >= 100 else 'missed'}); bulk "
+            f"{on['bulk_per_s']:,.0f}/s (goal >= 300: "
+            f"{'met' if on['bulk_per_s'] >= 300 else 'missed'})"
+            + (f"; measured under load (up to {busy:.1f} on 2 cores)." if busy > 1.0 else ".")
+        )
+    return "\n".join([*lines, "", *verdicts, ""])
+
+
 RENDERERS: dict[str, Callable[[], str]] = {
     "locomo": locomo,
+    "semantic": semantic,
     "perf_machine": perf_machine,
     "perf_sessions": perf_sessions,
     "perf_adapters": perf_adapters,
