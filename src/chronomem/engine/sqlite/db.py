@@ -23,6 +23,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+import urllib.parse
 from collections.abc import Iterator
 
 # One implementation of the WAL switch and the connection settings for both packages of this
@@ -54,6 +55,45 @@ def _create_private(path: str) -> bool:
         raise DatabaseError(f"cannot create {path!r}: {e.strerror or e}") from e
 
 
+def _writable(path: str) -> bool:
+    """Whether this process may write the file and create its WAL files beside it."""
+    if path in _IN_MEMORY:
+        return True
+    folder = os.path.dirname(os.path.abspath(path))
+    return os.access(path, os.W_OK) and os.access(folder, os.W_OK | os.X_OK)
+
+
+def _open_read_only(path: str) -> SQLiteConnection:
+    """Open a file this process cannot write (issue 20 item 11): ``mode=ro`` first; a WAL
+    file with no ``-shm`` beside it, in a folder nobody may write to (a read-only mount),
+    cannot be opened so, and ``immutable=1`` reads it as the main file holds it (SQLite
+    checkpoints the WAL into it when the last writer closes)."""
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path))
+    failure: sqlite3.Error | None = None
+    for query in ("?mode=ro", "?mode=ro&immutable=1"):
+        try:
+            conn = sqlite3.connect(
+                uri + query,
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=60,
+                factory=SQLiteConnection,
+            )
+        except sqlite3.Error as e:
+            failure = e
+            continue
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.DatabaseError as e:
+            conn.close()
+            if "not a database" in str(e):
+                raise DatabaseError(f"{path!r} is not a SQLite database") from e
+            failure = e
+    raise DatabaseError(f"cannot open {path!r} read-only: {failure}")
+
+
 class Database:
     """A connection, its lock, and write/read transactions that translate driver errors."""
 
@@ -72,6 +112,10 @@ class Database:
         self.lock = threading.RLock()
         # How deep the write transaction of the thread holding ``lock`` is (0: none open).
         self._depth = 0
+        if not created and not _writable(self.path):
+            self.conn = _open_read_only(self.path)
+            self._setup_read_only()
+            return
         try:
             self.conn = sqlite3.connect(
                 self.path,
@@ -87,6 +131,22 @@ class Database:
         except BaseException:
             self.conn.close()
             raise
+
+    def _setup_read_only(self) -> None:
+        """A file this process may only read is read as it is: no WAL switch, no migration
+        (a write would fail: an older schema is refused with what to do instead)."""
+        try:
+            self.conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            version = check_tables(self.conn, self.path)
+        except BaseException:
+            self.conn.close()
+            raise
+        if version != SCHEMA_VERSION:
+            self.conn.close()
+            raise DatabaseError(
+                f"{self.path!r} is read-only here and at chronomem schema version {version}, "
+                f"not {SCHEMA_VERSION}: open it once where it can be written, to upgrade it"
+            )
 
     def _setup(self, synchronous: str, *, created: bool) -> None:
         try:
