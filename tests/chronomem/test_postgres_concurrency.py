@@ -197,7 +197,8 @@ def _soak(target: MemoryTarget, role: str, worker: int, until: float, out: Any) 
 def test_sixteen_processes_for_a_minute(pg_target: MemoryTarget) -> None:
     with pg_target.open() as mem:
         for chain in range(4):
-            mem.remember("Shared value is at start", entities=[f"S{chain}"])
+            # One text per chain: the same text four times would be one fact (dedup).
+            mem.remember(f"Shared value of S{chain} is at start", entities=[f"S{chain}"])
     roles = ["remember"] * 8 + ["supersede"] * 4 + ["recall"] * 4
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
