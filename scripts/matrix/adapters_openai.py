@@ -143,7 +143,7 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
             subject.samples = {}
         for i in range(done, size):
             await _each(subjects, "append_ms", _adding([_item(i)]))
-        done = size
+        done = max(done, size)  # a small first size may be passed by the turns already
         for _ in range(_READS):
             await _each(subjects, "window_ms", lambda s: s.get_items(limit=20))
         for _ in range(max(3, _READS // 10)):
