@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,19 +48,31 @@ class MemoryTarget:
     """The SQLite file, or the PostgreSQL URL."""
     schema: str | None = None
     """The PostgreSQL schema (``None`` on SQLite)."""
+    opened: list[ChronoMem] = field(default_factory=list, compare=False, repr=False)
+    """Every memory :meth:`open` made, closed by the fixture after the test (a memory a test
+    leaves open would otherwise close its PostgreSQL pool from the garbage collector, during
+    whichever test runs then)."""
 
     def open(self, **options: Any) -> ChronoMem:
         """A ``ChronoMem`` on this database; ``options`` as ``ChronoMem`` takes them."""
         if self.schema is not None:
             options.setdefault("schema", self.schema)
-        return ChronoMem(self.path, **options)
+        mem = ChronoMem(self.path, **options)
+        self.opened.append(mem)
+        return mem
+
+    def close_all(self) -> None:
+        """Close every memory :meth:`open` made (closing twice is harmless)."""
+        while self.opened:
+            self.opened.pop().close()
 
     def sibling(self, name: str) -> MemoryTarget:
         """Another fresh database on the same engine, cleaned up with this one: a file beside
         this one, or a schema whose name starts with this one's."""
         if self.schema is None:
-            return MemoryTarget(self.engine, str(Path(self.path).with_name(f"{name}.db")))
-        return MemoryTarget(self.engine, self.path, f"{self.schema}_{name}")
+            path = str(Path(self.path).with_name(f"{name}.db"))
+            return MemoryTarget(self.engine, path, opened=self.opened)
+        return MemoryTarget(self.engine, self.path, f"{self.schema}_{name}", opened=self.opened)
 
     def args(self) -> list[str]:
         """The ``--db`` a command line or a child process takes (with ``--schema`` on

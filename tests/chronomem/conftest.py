@@ -20,13 +20,17 @@ ENGINES = ["sqlite", "postgres"]
 
 
 @pytest.fixture(params=ENGINES)
-def memory_target(request: pytest.FixtureRequest, tmp_path: Path) -> MemoryTarget:
-    """A fresh, empty database for a memory, on each engine in turn."""
+def memory_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryTarget]:
+    """A fresh, empty database for a memory, on each engine in turn; every memory the test
+    opened on it is closed after it."""
     if request.param == "sqlite":
-        return MemoryTarget("sqlite", str(tmp_path / "memory.db"))
-    dsn: str = request.getfixturevalue("pg_dsn")
-    schema: str = request.getfixturevalue("pg_schema")
-    return MemoryTarget("postgres", dsn_url(dsn), schema)
+        target = MemoryTarget("sqlite", str(tmp_path / "memory.db"))
+    else:
+        dsn: str = request.getfixturevalue("pg_dsn")
+        schema: str = request.getfixturevalue("pg_schema")
+        target = MemoryTarget("postgres", dsn_url(dsn), schema)
+    yield target
+    target.close_all()
 
 
 @pytest.fixture(scope="module", params=ENGINES)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -423,6 +424,28 @@ def test_reading_a_database_without_a_memory_creates_nothing_there(
         assert (code, out) == (1, "")
         assert "not found (no memory there yet" in err
     assert is_untouched(empty)
+
+
+def test_reading_a_file_without_a_memory_leaves_its_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SQLite: an empty file, and a database holding only chronica's sessions, hold no memory;
+    # a command that only reads says so and writes nothing into them (issue 20 item 12).
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    sessions = tmp_path / "sessions.db"
+    with contextlib.closing(open_session_store(sessions)) as store:
+        _record_session(Chronicarius(store))
+    before = {p: p.read_bytes() for p in (empty, sessions)}
+    for path in before:
+        for argv in (["recall", "x"], ["stats"], ["timeline", "Ardian"], ["export"]):
+            code, out, err = run(capsys, *argv, "--db", str(path), "--owner", "ardian")
+            assert (code, out) == (1, ""), argv
+            assert "not found (no memory there yet" in err
+    assert {p: p.read_bytes() for p in before} == before
+    # (Reading a WAL database leaves its -wal and -shm beside it; no other file appears.)
+    made = {p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm"))}
+    assert made == {"empty.db", "sessions.db"}
 
 
 def test_the_first_write_creates_private_folders(

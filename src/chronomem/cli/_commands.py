@@ -69,8 +69,10 @@ def _db_path(args: argparse.Namespace) -> Target:
         from chronomem.engine.postgres.db import memory_exists
 
         exists = memory_exists(path)
-    else:
-        exists = path.exists()
+    else:  # a file that holds no memory (empty, or chronica's only) is left as it is
+        from chronomem.engine.sqlite.db import memory_exists as file_holds_memory
+
+        exists = path.exists() and file_holds_memory(str(path))
     if not exists:
         raise NotFound(
             f"{shown(path)}: not found (no memory there yet; 'chronomem remember' makes one)"

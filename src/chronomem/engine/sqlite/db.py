@@ -39,7 +39,7 @@ from chronomem.engine.sqlite.schema import (
     migrate,
 )
 
-__all__ = ["Database"]
+__all__ = ["Database", "memory_exists"]
 
 _BUSY_TIMEOUT_MS = 60_000
 _SYNCHRONOUS = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
@@ -92,6 +92,20 @@ def _open_read_only(path: str) -> SQLiteConnection:
                 raise DatabaseError(f"{path!r} is not a SQLite database") from e
             failure = e
     raise DatabaseError(f"cannot open {path!r} read-only: {failure}")
+
+
+def memory_exists(path: str) -> bool:
+    """Whether the file holds a chronomem memory, checked read-only without changing a byte:
+    a command that only reads must not write a schema into a file to say it holds none (an
+    empty file, a chronica-only database)."""
+    conn = _open_read_only(path)
+    try:
+        row = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chronomem_schema'"
+        ).fetchone()
+    finally:
+        conn.close()
+    return row is not None
 
 
 class Database:
