@@ -223,7 +223,20 @@ def _memory(path: Path, out: Out) -> None:
         for line in timeline_lines("dinner party", memory.timeline("dinner party")):
             out("     " + line)
         _contradiction(memory, out)
+        _other_words(memory, out)
         _episodes(path, memory, out)
+
+
+def _other_words(memory: ChronoMem, out: Out) -> None:
+    out("")
+    question = "does anyone have food allergies?"
+    found = memory.recall(question, limit=1)
+    out(f"   In other words: recall({question!r}, limit=1) (allergies meets allergic):")
+    _facts(out, found)
+    again = memory.remember("sari is allergic to peanuts.", category="diet")
+    out("   An agent writes it again, in other case and punctuation:")
+    known = "the fact above" if again.duplicate_of == found[0].id else again.duplicate_of
+    out(f"     remember() stores nothing and returns {known} (FactId.duplicate_of)")
 
 
 def _episodes(path: Path, memory: ChronoMem, out: Out) -> None:

@@ -31,6 +31,8 @@ KEY_LINES = [
     "└─ superseded by",
     "reports that it contradicts 1 active fact",
     "contradictions(): ",
+    "(allergies meets allergic):\n     • Sari is allergic to peanuts",
+    "remember() stores nothing and returns the fact above (FactId.duplicate_of)",
     "index_session('dinner-friday'): 5 messages indexed, then 0 on a second call",
     "• booking: Booked Kinara, Friday 7pm, table for four (#K-2291).",
     # 3. the same file through the MCP server and the SDK's client
@@ -81,6 +83,10 @@ def _assert_the_file_holds_what_the_demo_says(path: Path) -> None:
             "Kinara booking time is 19:00 on Friday",
             "Kinara booking time is 20:00 on Friday",
         }
+        allergy = [r for r in memory.export_facts() if "allergic" in r["content"].lower()]
+        assert [r["content"] for r in allergy if r["kind"] == "fact"] == [
+            "Sari is allergic to peanuts"
+        ], "written twice, stored once"
         said = [r for r in memory.export_facts() if r["kind"] == "episode"]
         assert len(said) == len({a.id for a in acta if a.kind == "message"}) - 1  # not the note
         assert {r["session"] for r in said} == {SESSION}
