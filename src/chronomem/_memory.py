@@ -28,7 +28,14 @@ from chronomem.text.entities import entity_key
 from chronomem.text.tokens import estimate_tokens, pack
 from chronomem.write import purge as purging
 from chronomem.write.episodes import check_episode, insert_episode, insert_episodes
-from chronomem.write.facts import SystemClock, find_duplicate, insert_fact, new_fact_id, prepare
+from chronomem.write.facts import (
+    SystemClock,
+    find_duplicate,
+    insert_fact,
+    known_fact,
+    new_fact_id,
+    prepare,
+)
 from chronomem.write.unindex import forget_from_context
 
 from ._errors import (
@@ -182,7 +189,7 @@ class ChronoMem:
         with self._db.write() as conn:
             same = find_duplicate(conn, self.owner, p) if dedup else None
             if same is not None:
-                return FactId(same, duplicate_of=same)
+                return known_fact(conn, self.owner, p, same)
             return insert_fact(conn, self.owner, p, system_time=self._clock.now())
 
     def supersede(

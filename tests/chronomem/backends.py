@@ -61,6 +61,10 @@ class MemoryTarget:
         self.opened.append(mem)
         return mem
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A child process gets where the memory lives, not this process's open memories.
+        return (MemoryTarget, (self.engine, self.path, self.schema))
+
     def close_all(self) -> None:
         """Close every memory :meth:`open` made (closing twice is harmless)."""
         while self.opened:

@@ -189,6 +189,22 @@ def find_duplicate(conn: Conn, owner: str, p: Prepared) -> str | None:
     return None if row is None else str(row[0])
 
 
+def known_fact(conn: Conn, owner: str, p: Prepared, fact_id: str) -> FactId:
+    """What ``remember`` returns for a duplicate: the existing fact's id, marked as such,
+    with the active facts it contradicts (a repeat must not hide a conflict the first write
+    reported)."""
+    rows = conn.execute(
+        """SELECT fe.entity_id FROM chronomem_fact_entities fe
+           JOIN chronomem_facts f ON f.rowid = fe.fact_rowid WHERE f.id = ?""",
+        (fact_id,),
+    ).fetchall()
+    contradicts = conflicting_ids(
+        conn, owner=owner, category=p.data.category, claim=p.claim,
+        entity_ids=[int(r[0]) for r in rows],
+    )  # fmt: skip
+    return FactId(fact_id, contradicts, duplicate_of=fact_id)
+
+
 def backfill_content_keys(conn: Conn, batch: int = 2000) -> int:
     """Give every fact stored before ``content_key`` existed its key (the schema step that
     adds the column runs this), ``batch`` rows at a time; returns how many were keyed."""
