@@ -366,7 +366,22 @@ def semantic() -> str:
     return "\n".join([*lines, "", *verdicts, ""])
 
 
+def hook() -> str:
+    """How long the Claude Code hook takes on a prompt: bench/hook.json (scripts/bench_hook.py)."""
+    r = _load("hook.json")
+    busy = max(r["load_before"], r["load_after"])
+    return (
+        f"`UserPromptSubmit` answered end to end (a new process per prompt, process start "
+        f"included) on a memory of {r['episodes']:,} episodes, {r['runs']} runs: "
+        f"p50 {r['p50_ms']:.0f} ms, p95 {r['p95_ms']:.0f} ms; 1-minute load "
+        f"{r['load_before']:.1f} before and {r['load_after']:.1f} after"
+        + (f" (measured under load, up to {busy:.1f} on 2 cores)." if busy > 1.0 else ".")
+        + "\n"
+    )
+
+
 RENDERERS: dict[str, Callable[[], str]] = {
+    "hook": hook,
     "locomo": locomo,
     "semantic": semantic,
     "perf_machine": perf_machine,
