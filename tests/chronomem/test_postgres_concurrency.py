@@ -76,7 +76,8 @@ def _race(target: MemoryTarget, old: str, round_: int, racer: int, start: float,
     with target.open() as mem:
         time.sleep(max(0.0, start - time.time()))
         try:
-            new = mem.supersede(old, f"Ledger balance is {racer}", entities=[f"L{round_}"])
+            # racer + 1: "is 0" is the old text, and a supersede to the same text is refused.
+            new = mem.supersede(old, f"Ledger balance is {racer + 1}", entities=[f"L{round_}"])
             out.put((racer, new))
         except FactNotActiveError:
             out.put((racer, None))
