@@ -27,7 +27,8 @@ __all__ = [
 
 
 def _refuse(value: object) -> NoReturn:
-    raise TypeError(f"recorded metadata is immutable ({type(value).__name__}); copy it to edit")
+    # Also chronomem's records (a Fact is a FrozenDict of its JSON form): name the type.
+    raise TypeError(f"a {type(value).__name__} is read-only (immutable); copy it to edit")
 
 
 class FrozenDict(dict[str, Any]):

@@ -13,7 +13,9 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import Any, ClassVar, NoReturn
+from typing import Any, ClassVar
+
+from chronica._frozen import FrozenDict
 
 __all__ = [
     "MAX_US",
@@ -98,11 +100,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _refuse(record: object) -> NoReturn:
-    raise TypeError(f"a {type(record).__name__} is read-only; dict(record) gives a copy to edit")
-
-
-class _Record(dict[str, Any]):
+class _Record(FrozenDict):
     """A record read two ways: typed attributes (``r.valid_from`` is a ``datetime``) and a
     read-only ``dict`` of its JSON rendering (``r["valid_from"]`` is its ISO-8601 string).
 
@@ -113,7 +111,8 @@ class _Record(dict[str, Any]):
     whose ``[]`` gave a ``datetime`` while ``items()`` gave a string would break the mapping
     contract, so the mapping *is* the JSON form, built once when the record is, and the
     attributes keep the types: times as aware datetimes, ``entities`` and ``mentions`` as
-    tuples. Every mutating dict method raises ``TypeError``; ``dict(r)`` is a plain copy.
+    tuples. Every mutating dict method raises ``TypeError`` (chronica's ``FrozenDict``, the
+    same read-only dict its recorded metadata is); ``dict(r)`` is a plain copy.
     """
 
     _names: ClassVar[tuple[str, ...]] = ()  # each subclass's own, filled on first use
@@ -130,30 +129,6 @@ class _Record(dict[str, Any]):
     def to_dict(self) -> dict[str, Any]:
         """A plain JSON-able dict (a copy of the mapping): times as ISO-8601, tuples as lists."""
         return dict(self)
-
-    def __setitem__(self, key: str, value: Any) -> NoReturn:
-        _refuse(self)
-
-    def __delitem__(self, key: str) -> NoReturn:
-        _refuse(self)
-
-    def __ior__(self, other: Any) -> NoReturn:  # type: ignore[misc]  # cannot return what | does
-        _refuse(self)
-
-    def clear(self) -> NoReturn:
-        _refuse(self)
-
-    def pop(self, *args: Any) -> NoReturn:
-        _refuse(self)
-
-    def popitem(self) -> NoReturn:
-        _refuse(self)
-
-    def setdefault(self, *args: Any) -> NoReturn:
-        _refuse(self)
-
-    def update(self, *args: Any, **kwargs: Any) -> NoReturn:
-        _refuse(self)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # pickle and copy would otherwise refill the dict item by item through __setitem__.
