@@ -12,7 +12,9 @@ Needs ``pip install 'chronomem[langgraph]'``. The store is a
 
 * history: a ``put`` on an existing key supersedes its fact, so every value the key held stays
   in ``timeline`` (:meth:`ChronoMemStore.history`) and ``recall(..., as_of=...)`` sees the
-  value of that time; ``delete`` forgets (the item leaves every read, its history stays);
+  value of that time; ``delete`` forgets (the item leaves every read, its history stays),
+  or, with ``erase_on_delete=True``, purges every value the key ever held (content gone from
+  the file, a tombstone keeps only ids and times: :meth:`chronomem.ChronoMem.purge`);
 * ``search`` with a ``query`` and no embedding service: chronomem's own recall ranks the items
   (lexical, entity and its embedded semantic channel), each with its score.
 
@@ -67,6 +69,7 @@ _RETRIES = 3
 _QUERY_CAP = 5000
 """The most items a search with a query asks recall for before filtering."""
 _DELETED = "deleted through the LangGraph store"
+_ERASED = "deleted through the LangGraph store, which erases on delete"
 _CATEGORY_HEAD = 150
 """How many bytes of a category a namespace prefix may ask for (a shortened one keeps 180)."""
 
@@ -89,10 +92,15 @@ class ChronoMemStore(BaseStore):
 
     supports_ttl = False
 
-    def __init__(self, memory: ChronoMem, *, candidates: int = 100) -> None:
+    def __init__(
+        self, memory: ChronoMem, *, candidates: int = 100, erase_on_delete: bool = False
+    ) -> None:
         self.memory = memory
         """The memory holding the items (its owner's)."""
         self.candidates = candidates
+        self.erase_on_delete = erase_on_delete
+        """Whether ``delete`` erases the key's every value (an application that must forget a
+        user for real) instead of forgetting the current one and keeping its history."""
 
     # -- the BaseStore contract ---------------------------------------------------------------
 
@@ -107,10 +115,15 @@ class ChronoMemStore(BaseStore):
                 puts[(op.namespace, op.key)] = op
         if not puts:
             return [self._read(op) for op in ops]
+        erase: list[str] = []
         with self.memory.batch():
             results = [self._read(op) for op in ops]
             for op in puts.values():
-                self._write(op)
+                erase += self._write(op)
+        # A purge commits its own transactions, so it runs after the batch: the delete took
+        # effect atomically above (forgotten); if killed here, deleting the key again finishes.
+        for fact_id in erase:
+            self.memory.purge(fact_id, reason=_ERASED)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -223,23 +236,31 @@ class ChronoMemStore(BaseStore):
 
     # -- writes -------------------------------------------------------------------------------
 
-    def _write(self, op: PutOp) -> None:
+    def _write(self, op: PutOp) -> list[str]:
+        """Apply one put (or delete); return the ids of the facts to erase after the batch."""
         for attempt in range(_RETRIES):
             try:
-                return self._put(op)
+                if op.value is None:
+                    return self._delete(op.namespace, op.key)
+                self._put(op)
+                return []
             except FactNotActiveError:
                 # Another process superseded or forgot the value between our read and our
                 # write (PostgreSQL runs both at once): read again and redo.
                 if attempt == _RETRIES - 1:
                     raise
-        return None
+        return []
+
+    def _delete(self, namespace: tuple[str, ...], key: str) -> list[str]:
+        for s in self._current(namespace, key):
+            self.memory.forget(s.fact.id, reason=_DELETED)
+        if not self.erase_on_delete:
+            return []
+        return [s.fact.id for s in self._versions(namespace, key)]
 
     def _put(self, op: PutOp) -> None:
+        assert op.value is not None  # a delete went to _delete
         current = self._current(op.namespace, op.key)
-        if op.value is None:
-            for s in current:
-                self.memory.forget(s.fact.id, reason=_DELETED)
-            return
         value = dict(op.value)
         if not current:
             self._remember(op.namespace, op.key, value, created_at=None)

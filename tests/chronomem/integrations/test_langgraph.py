@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -74,6 +75,31 @@ def test_delete_forgets_and_a_new_put_starts_again(mem: ChronoMem) -> None:
     assert again is not None
     assert again.created_at == again.updated_at
     assert [i.value for i in store.history(ALICE, "k")] == [{"v": 1}, {"v": 2}]
+
+
+def test_erase_on_delete_purges_every_value_the_key_held(memory_target: MemoryTarget) -> None:
+    mem = memory_target.open(owner="ardian")
+    store = ChronoMemStore(mem, erase_on_delete=True)
+    keep = ChronoMemStore(mem)
+    store.put(ALICE, "health", {"note": "allergic to zanthoxylum"})
+    store.put(ALICE, "health", {"note": "allergic to quillaja bark"})
+    keep.put(ALICE, "other", {"note": "likes zanthoxylum tea"})
+    assert len(store.history(ALICE, "health")) == 2
+    store.delete(ALICE, "health")
+    assert store.get(ALICE, "health") is None
+    assert store.history(ALICE, "health") == []  # the history went too
+    assert [i.value for i in keep.history(ALICE, "other")] == [{"note": "likes zanthoxylum tea"}]
+    assert [f.content for f in mem.recall("quillaja bark", kinds=["fact"])] == []
+    store.delete(ALICE, "health")  # again: nothing left to erase, not an error
+    if memory_target.engine == "sqlite":
+        mem.close()
+        raw = b"".join(
+            Path(memory_target.path + suffix).read_bytes()
+            for suffix in ("", "-wal")
+            if Path(memory_target.path + suffix).exists()
+        )
+        assert b"quillaja" not in raw  # gone from the file's bytes, not only from reads
+        assert b"likes zanthoxylum tea" in raw
 
 
 def test_namespaces_and_keys_round_trip_exactly(mem: ChronoMem) -> None:
