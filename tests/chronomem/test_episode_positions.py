@@ -9,10 +9,13 @@ write lock (SQLite) or a unique index (PostgreSQL, where two transactions can re
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
+from pathlib import Path
 
 import psycopg
 import pytest
 
+from chronomem import ChronoMem
 from tests.chronomem.backends import MemoryTarget, sqlite_connection
 
 WRITERS, TURNS = 4, 25
@@ -63,16 +66,20 @@ def _unique_position_index(memory_target: MemoryTarget) -> bool:
     return any("UNIQUE" in d and "(owner, session, seq)" in d for (d,) in rows)
 
 
-def test_the_schema_makes_a_position_unique(
-    memory_target: MemoryTarget, request: pytest.FixtureRequest
-) -> None:
-    if memory_target.engine == "sqlite":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="SQLite's chronomem_episodes_in_session (schema version 2) is a plain "
-                "index, not UNIQUE as PostgreSQL's: positions are kept distinct by the write "
-                "lock alone; making it unique needs a schema step (reported, issue 24 item 11)",
-            )
-        )
+def test_the_schema_makes_a_position_unique(memory_target: MemoryTarget) -> None:
+    # SQLite's index was a plain one until schema version 9 (issue 24 item 11).
     assert _unique_position_index(memory_target)
+
+
+def test_a_second_turn_at_one_position_is_refused_by_the_schema(tmp_path: Path) -> None:
+    with ChronoMem(tmp_path / "m.db") as mem:
+        mem.remember_episode("first", speaker="a", session=SESSION)
+        conn = sqlite_connection(mem)
+        with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
+            conn.execute(
+                """INSERT INTO chronomem_facts (id, owner, content, trust, confidence, entities,
+                       terms, system_time, valid_from, kind, speaker, session, seq)
+                   SELECT id || 'x', owner, 'twin', trust, confidence, entities, terms,
+                       system_time, valid_from, kind, speaker, session, seq
+                   FROM chronomem_facts WHERE kind = 'episode'"""
+            )

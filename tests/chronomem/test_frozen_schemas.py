@@ -11,6 +11,7 @@ are added later.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -34,9 +35,9 @@ POSTGRES = versions("chronomem", "postgres")
 
 def test_every_shipped_version_is_frozen() -> None:
     # A version below today's that has no fixture would be migrated by no test.
-    assert list(range(1, 6)) == SQLITE
+    assert list(range(1, 9)) == SQLITE
     assert list(range(1, 4)) == POSTGRES
-    assert sqlite_schema_module.SCHEMA_VERSION >= 5
+    assert sqlite_schema_module.SCHEMA_VERSION >= 9
     assert pg_schema_module.SCHEMA_VERSION >= 3
 
 
@@ -71,10 +72,26 @@ def _assert_rows_survived(mem: ChronoMem, version: int, *, episodes: bool) -> No
 # --- SQLite ----------------------------------------------------------------------------------
 
 
+# Version 7 shipped as the content-key step (commits a596138 to fa60093); the time step was
+# put before it later, so today's 7th step is another one and its 8th takes either file to 8.
+# That file's columns end in another order than a fresh file's (the times' column comes last).
+_RENUMBERED_SQLITE_STEP = 7
+
+
+def _without_column_order(schema: set[tuple[Any, ...]]) -> set[tuple[Any, ...]]:
+    return {row[:3] if row[1] == "chronomem_facts" else row for row in schema}
+
+
 @pytest.mark.parametrize("version", SQLITE)
-def test_todays_first_steps_build_the_shipped_sqlite_schema(version: int, tmp_path: Path) -> None:
+def test_todays_first_steps_build_the_shipped_sqlite_schema(
+    version: int, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     import sqlite3
 
+    if version == _RENUMBERED_SQLITE_STEP:
+        request.applymarker(
+            pytest.mark.xfail(strict=True, reason="version 7 shipped as today's 8th step")
+        )
     frozen, replayed = tmp_path / "frozen.db", tmp_path / "replayed.db"
     load_sqlite("chronomem", version, frozen)
     conn = sqlite3.connect(replayed, isolation_level=None)
@@ -95,7 +112,21 @@ def test_a_frozen_sqlite_file_migrates_with_its_rows(version: int, tmp_path: Pat
         assert mem.stats()["schema_version"] == sqlite_schema_module.SCHEMA_VERSION
         _assert_rows_survived(mem, version, episodes=version >= 2)
     ChronoMem(fresh).close()
-    assert sqlite_schema(frozen, "chronomem_") == sqlite_schema(fresh, "chronomem_")
+    migrated, expected = sqlite_schema(frozen, "chronomem_"), sqlite_schema(fresh, "chronomem_")
+    if version == _RENUMBERED_SQLITE_STEP:
+        migrated, expected = _without_column_order(migrated), _without_column_order(expected)
+        assert _columns(frozen) == _columns(fresh)
+    assert migrated == expected
+
+
+def _columns(path: Path) -> set[tuple[Any, ...]]:
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        return {row[1:] for row in conn.execute("PRAGMA table_info(chronomem_facts)")}
+    finally:
+        conn.close()
 
 
 # --- PostgreSQL ------------------------------------------------------------------------------

@@ -193,9 +193,17 @@ CREATE INDEX chronomem_facts_same_content ON chronomem_facts(owner, content_key)
 
 
 def _v8(conn: SQLiteConnection) -> None:
-    """Every fact stored before the key existed gets its key."""
+    """Every fact stored before the key existed gets its key.
+
+    Version 7 shipped (commits a596138 to fa60093) as this very step; the time step came
+    before it later. A file of that version 7 has the keys and not the times, so it gets the
+    time step instead (which can run again over its own work)."""
     from chronomem.write.facts import backfill_content_keys
 
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(chronomem_facts)")}
+    if "content_key" in columns:
+        _v7(conn)
+        return
     _script(_V8)(conn)
     backfill_content_keys(conn)
 
@@ -227,6 +235,78 @@ def _v7(conn: SQLiteConnection) -> None:
     fill_mentions(conn)
 
 
+# Version 9 (issue 24 item 11): a turn's position in its session is unique, as PostgreSQL's
+# index has made it from its first version. The write lock kept racing writers apart, but a
+# file may hold duplicates from code that did not, so positions are renumbered first.
+_V9 = """
+DROP INDEX chronomem_episodes_in_session;
+CREATE UNIQUE INDEX chronomem_episodes_in_session ON chronomem_facts(owner, session, seq)
+    WHERE kind = 'episode'
+"""
+
+# A session whose positions are anything but 1..n: two turns sharing one, or one skipped.
+_MISNUMBERED = """
+SELECT owner, session FROM chronomem_facts WHERE kind = 'episode'
+GROUP BY owner, session
+HAVING count(seq) != count(*) OR count(DISTINCT seq) != count(*)
+    OR min(seq) != 1 OR max(seq) != count(*)
+ORDER BY owner, session
+"""
+
+
+def renumber_positions(conn: SQLiteConnection) -> int:
+    """Give the turns of every misnumbered session positions 1..n; returns how many moved.
+
+    The order kept is the one a reader saw: by position, then the turn written first (system
+    time, then rowid, so the result never depends on how SQLite happens to scan). A moved
+    turn may have new neighbours, so the session is indexed again with its turns' context as
+    ``remember_episode`` would build it now.
+    """
+    moved = 0
+    for owner, session in conn.execute(_MISNUMBERED).fetchall():
+        turns = conn.execute(
+            """SELECT rowid, seq FROM chronomem_facts
+               WHERE owner = ? AND session = ? AND kind = 'episode'
+               ORDER BY seq, system_time, rowid""",
+            (owner, session),
+        ).fetchall()
+        changes = [(i, rowid) for i, (rowid, seq) in enumerate(turns, 1) if seq != i]
+        conn.executemany("UPDATE chronomem_facts SET seq = ? WHERE rowid = ?", changes)
+        _index_session_again(conn, owner, session)
+        moved += len(changes)
+    return moved
+
+
+def _index_session_again(conn: SQLiteConnection, owner: str, session: str) -> None:
+    """Take the session's turns out of the lexical index, counters included, and index them
+    again in their new order; a purged turn stays out and reads as empty, as when purged."""
+    from chronomem.recall.lexindex import index_document
+    from chronomem.write.unindex import Unindexer
+
+    turns = conn.execute(
+        """SELECT rowid, content, forgotten, purged_at FROM chronomem_facts
+           WHERE owner = ? AND session = ? AND kind = 'episode' ORDER BY seq""",
+        (owner, session),
+    ).fetchall()
+    index = Unindexer(conn, owner)
+    for rowid, *_ in turns:
+        index.remove(rowid, "episode")
+    index.flush()
+    previous: list[str] = []  # the stored bodies of the turns so far, oldest first
+    for rowid, content, forgotten, purged_at in turns:
+        if purged_at is not None:
+            previous.append("")
+            continue
+        body = index_document(conn, owner, "episode", rowid, content, previous[::-1][:2])
+        previous.append("" if forgotten else body)
+
+
+def _v9(conn: SQLiteConnection) -> None:
+    """Renumber, then forbid two turns one position (all in the migration's transaction)."""
+    renumber_positions(conn)
+    _script(_V9)(conn)
+
+
 # Index i holds the step that takes the schema from version i to i + 1.
 _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _script(_V1),
@@ -237,6 +317,7 @@ _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _v6,
     _v7,
     _v8,
+    _v9,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
