@@ -48,6 +48,7 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     # Version 7 shipped as the content-key step (issue 18); today that step is the 8th.
     ("chronomem", "sqlite", 7, "fa600932c43cebcc1013ec2ec40b854160cfea6d"),
     ("chronomem", "sqlite", 8, "59763c993f5b10c555b9948bacdc288e0d057c78"),
+    ("chronomem", "sqlite", 9, "08ad2bf489b4fdb2e8b6c5d86d0495ba20326048"),
     ("chronomem", "postgres", 1, "f7063721cf18f84f29a7eece23602c1c9e9e229f"),
     ("chronomem", "postgres", 2, "c3d31a2829499d7ed4ff7bef0a90fa9eee528aab"),
     ("chronomem", "postgres", 3, "337299b1c6531cf86ee8c380e29a52406979f23a"),
