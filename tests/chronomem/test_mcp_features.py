@@ -29,7 +29,7 @@ from chronomem.server._hints import HINTS
 from chronomem.server._resources import LIST_PAGE
 from tests.chronomem.backends import Databases, Target
 
-from .mcp_client import call, connect, run
+from .mcp_client import call, connect, run, shown_id
 
 READ_ONLY = {
     "chronomem_recall": {"query": "ThinkPad network"},
@@ -140,8 +140,13 @@ def test_resources_are_listed_readable_and_owner_scoped(db: Target, tmp_path: Pa
             lines = history.splitlines()
             assert lines[0] == "2 facts about 'thinkpad t14', oldest first:"
             assert "Wi-Fi (from " in lines[1]
-            assert f"superseded by {eth})" in lines[1]
-            assert lines[2].startswith(f"- [{eth}] ThinkPad T14 network is Ethernet (from ")
+            short = shown_id(history, "ThinkPad T14 network is Ethernet")
+            assert eth.startswith(short)
+            assert len(short) < len(eth)
+            assert f"superseded by {short})" in lines[1]
+            assert lines[2].startswith(f"[{short}] ThinkPad T14 network is Ethernet (from ")
+            by_short = _text((await s.read_resource(f"chronomem://fact/{short}")).contents)
+            assert by_short == _text((await s.read_resource(f"chronomem://fact/{eth}")).contents)
             session = _text((await s.read_resource("chronica://session/s1")).contents)
             assert session == "[1] ana (message): hello"
 
@@ -230,7 +235,7 @@ def test_prompts_hand_the_work_to_the_clients_model(db: Target, tmp_path: Path) 
             resource = attached.content.resource
             assert isinstance(resource, TextResourceContents)
             assert str(resource.uri) == "chronomem://timeline/ThinkPad%20T14"
-            assert f"[{eth}] ThinkPad T14 network is Ethernet" in resource.text
+            assert eth.startswith(shown_id(resource.text, "ThinkPad T14 network is Ethernet"))
             # Prompts call nothing: no model, no key, nothing written.
             assert (await call(s, "chronomem_recall", query="ThinkPad"))["facts"]
 

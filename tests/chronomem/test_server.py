@@ -20,7 +20,16 @@ from chronomem._doors.settings import resolve_owner
 from chronomem.cli._transfer import ExportFormatError
 from tests.chronomem.backends import Databases, Target
 
-from .mcp_client import call, call_error, connect, raw_stdio, run, server_env, text_of
+from .mcp_client import (
+    call,
+    call_error,
+    connect,
+    raw_stdio,
+    run,
+    server_env,
+    shown_id,
+    text_of,
+)
 from .mcp_client import server_args as _args
 
 EXPECTED_TOOLS = {
@@ -106,7 +115,11 @@ def test_memory_tools_remember_revise_and_recall(db: Target, tmp_path: Path) -> 
             compact = text_of(await s.call_tool("chronomem_recall", {"query": "ThinkPad"}))
             # Lean: the id to act on and the claim; category, dates, trust and scores only in
             # the structured content while they change no decision.
-            assert compact == f"- [{eth['id']}] ThinkPad T14 primary interface switched to Ethernet"
+            # The id is the shortest unique prefix (wifi's id shares the first 8 digits).
+            short = shown_id(compact, "ThinkPad T14 primary interface switched to Ethernet")
+            assert eth["id"].startswith(short)
+            assert 8 < len(short) < len(eth["id"])
+            assert compact == f"[{short}] ThinkPad T14 primary interface switched to Ethernet"
             tight = await call(s, "chronomem_recall", query="ThinkPad interface", token_budget=1)
             assert tight["facts"] == []
             other = await call(s, "chronomem_recall", query="ThinkPad", category="food")
@@ -117,7 +130,7 @@ def test_memory_tools_remember_revise_and_recall(db: Target, tmp_path: Path) -> 
             assert history["facts"][0]["superseded_by"] == eth["id"]
             assert history["facts"][0]["valid_until"] is not None
 
-            gone = await call(s, "chronomem_forget", fact_id=eth["id"], reason="test")
+            gone = await call(s, "chronomem_forget", fact_id=short, reason="test")
             assert gone == {"id": eth["id"], "forgotten": True}
             after = await call(s, "chronomem_recall", query="ThinkPad interface")
             assert after["facts"] == []
@@ -499,7 +512,7 @@ def test_recall_returns_episodes_with_who_said_them(db: Target) -> None:
             assert [e["id"] for e in out["episodes"]] == [said]
             assert out["episodes"][0]["speaker"] == "Caroline"
             assert out["total_tokens"] == out["episodes"][0]["tokens"]
-            assert "- Caroline (" in text_of(result)
+            assert "\nCaroline (" in "\n" + text_of(result)
             assert "): I went to the support group" in text_of(result)
 
     run(go)

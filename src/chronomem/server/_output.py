@@ -225,23 +225,25 @@ def fact_out(fact: Fact) -> FactOut:
     )
 
 
-def fact_line(fact: Fact, *, dated: bool = False) -> str:
+def fact_line(fact: Fact, *, dated: bool = False, ids: Mapping[str, str] | None = None) -> str:
     """One fact as a model reads it: the id to act on and the claim, then only what should
     change what the model does with it: that it no longer holds (until, superseded by,
     forgotten) or is doubtful (trust below 0.5). A timeline is about time, so ``dated``
-    adds when the fact began to hold. Category, confidence, scores and token counts are in
-    the structured content, for programs."""
+    adds when the fact began to hold. ``ids`` maps ids to the short prefixes shown instead
+    (see :mod:`._ids`). Category, confidence, scores and token counts are in the structured
+    content, for programs."""
+    short = ids or {}
     notes = [f"from {fact.valid_from.date().isoformat()}"] if dated else []
     if fact.valid_until is not None:
         notes.append(f"until {fact.valid_until.date().isoformat()}")
     if fact.superseded_by:
-        notes.append(f"superseded by {fact.superseded_by}")
+        notes.append(f"superseded by {short.get(fact.superseded_by, fact.superseded_by)}")
     if fact.forgotten:
         notes.append("forgotten")
     if fact.trust_score < LOW_TRUST:
         notes.append(f"trust {fact.trust_score:.1f}")
     tail = f" ({'; '.join(notes)})" if notes else ""
-    return f"- [{fact.id}] {fact.content}{tail}"
+    return f"[{short.get(fact.id, fact.id)}] {fact.content}{tail}"
 
 
 LOW_TRUST = 0.5
@@ -251,7 +253,7 @@ LOW_TRUST = 0.5
 def episode_line(episode: Episode) -> str:
     """One turn as a model reads it: who said what, and on which day. The id and session are
     in the structured content (no tool takes an episode's id)."""
-    return f"- {episode.speaker} ({episode.at.date().isoformat()}): {episode.content}"
+    return f"{episode.speaker} ({episode.at.date().isoformat()}): {episode.content}"
 
 
 def result(
@@ -260,11 +262,16 @@ def result(
     items: Sequence[Fact | Episode],
     *,
     dated: bool = False,
+    ids: Mapping[str, str] | None = None,
 ) -> CallToolResult:
-    """Structured output for programs, and compact lines (not indented JSON) for the model:
-    recall exists to save context tokens, so its text spends none on syntax or on fields
-    that change no decision. ``head`` (if any) is the first line."""
-    lines = [fact_line(i, dated=dated) if isinstance(i, Fact) else episode_line(i) for i in items]
+    """Structured output for programs, and compact lines (not indented JSON, no bullets) for
+    the model: recall exists to save context tokens, so its text spends none on syntax or on
+    fields that change no decision. ``head`` (if any) is the first line; ``ids`` maps fact
+    ids to the prefixes the lines show."""
+    lines = [
+        fact_line(i, dated=dated, ids=ids) if isinstance(i, Fact) else episode_line(i)
+        for i in items
+    ]
     text = "\n".join([head, *lines] if head else lines)
     return CallToolResult(content=[TextContent(text=text)], structured_content=dict(structured))
 

@@ -34,9 +34,10 @@ from mcp.types import (
 )
 
 from chronica import ChronicaError
-from chronomem import ChronoMemError, Fact
+from chronomem import ChronoMem, ChronoMemError, Fact
 from chronomem._doors.text import count
 
+from ._ids import resolve, short_ids
 from ._output import fact_line, fact_out, recalled_episode
 from ._state import State
 
@@ -77,7 +78,7 @@ def _not_found(uri: str, error: Exception) -> ResourceNotFoundError:
 async def read_fact(id: str, ctx: Context[State, Any]) -> str:
     """One fact or episode, its whole record as JSON (any state: a superseded fact too)."""
     try:
-        item = await _state(ctx).read(lambda s: s.memory.get(id))
+        item = await _state(ctx).read(lambda s: s.memory.get(resolve(s.memory, id)))
     except (ChronoMemError, ValueError) as e:
         raise _not_found(f"chronomem://fact/{id}", e) from e
     record: dict[str, Any] = dict(
@@ -91,11 +92,18 @@ async def read_fact(id: str, ctx: Context[State, Any]) -> str:
 async def read_timeline(entity: str, ctx: Context[State, Any]) -> str:
     """Every fact about an entity, oldest first, one compact line each, dated."""
     try:
-        facts = await _state(ctx).read(lambda s: s.memory.timeline(entity))
+        facts, ids = await _state(ctx).read(lambda s: _timeline(s.memory, entity))
     except (ChronoMemError, ValueError) as e:
         raise _not_found(f"chronomem://timeline/{entity}", e) from e
     head = f"{count(len(facts), 'fact')} about {entity!r}, oldest first:"
-    return "\n".join([head, *(fact_line(f, dated=True) for f in facts)])
+    return "\n".join([head, *(fact_line(f, dated=True, ids=ids) for f in facts)])
+
+
+def _timeline(memory: ChronoMem, entity: str) -> tuple[list[Fact], dict[str, str]]:
+    """An entity's facts and the short ids their lines show (:mod:`._ids`)."""
+    facts = memory.timeline(entity)
+    ids = [f.id for f in facts] + [f.superseded_by for f in facts if f.superseded_by]
+    return facts, short_ids(memory, ids)
 
 
 async def read_session(id: str, ctx: Context[State, Any], before: int | None = None) -> str:
@@ -130,7 +138,10 @@ def add_resources(server: MCPServer[State]) -> None:
         "chronomem://fact/{id}",
         name="fact",
         title="A fact",
-        description="A fact or an episode by id: its whole record (JSON), whatever its state.",
+        description=(
+            "A fact or an episode by id (or a fact's short id, as recall shows it): its whole"
+            " record (JSON), whatever its state."
+        ),
         mime_type="application/json",
         security=_AS_DATA,
     )(read_fact)

@@ -8,9 +8,9 @@ unusable text into a tool error with a readable message, and the server keeps se
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
@@ -18,11 +18,12 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from chronica import ActorKind, Actum, ActumKind, ChronicaError
-from chronomem import ChronoMemError
+from chronomem import ChronoMem, ChronoMemError, Episode, Fact, FactId
 from chronomem._doors.text import count
 from chronomem._validate import check_text
 
 from ._acta import DEFAULT_LAST_N, fetch_size, window
+from ._ids import resolve, short_ids
 from ._output import (
     ActaOut,
     ActumOut,
@@ -70,6 +71,16 @@ def _readable_errors() -> Iterator[None]:
 
 def _state(ctx: Context[State, Any]) -> State:
     return ctx.request_context.lifespan_context
+
+
+_Item = TypeVar("_Item", Fact, Fact | Episode)
+
+
+def _with_ids(memory: ChronoMem, items: Sequence[_Item]) -> tuple[Sequence[_Item], dict[str, str]]:
+    """``items`` and the short ids their lines show, found in the same worker thread hop."""
+    ids = [i.id for i in items if isinstance(i, Fact)]
+    ids += [i.superseded_by for i in items if isinstance(i, Fact) and i.superseded_by]
+    return items, short_ids(memory, ids)
 
 
 # --------------------------------------------------------------------------- tools
@@ -137,20 +148,23 @@ async def chronomem_recall(
     active_only=False also returns superseded facts.
     """
     with _readable_errors():
-        found = await _state(ctx).read(
-            lambda s: s.memory.recall(
-                query,
-                token_budget=token_budget,
-                limit=limit,
-                as_of=as_of,
-                known_at=known_at,
-                category=category,
-                active_only=active_only,
-                kinds=kinds,
+        found, ids = await _state(ctx).read(
+            lambda s: _with_ids(
+                s.memory,
+                s.memory.recall(
+                    query,
+                    token_budget=token_budget,
+                    limit=limit,
+                    as_of=as_of,
+                    known_at=known_at,
+                    category=category,
+                    active_only=active_only,
+                    kinds=kinds,
+                ),
             )
         )
     # No head line: the lines are the answer ("nothing recalled" when there are none).
-    return result(recall_out(found), None if found else "nothing recalled", found)
+    return result(recall_out(found), None if found else "nothing recalled", found, ids=ids)
 
 
 async def chronomem_remember_episode(
@@ -203,13 +217,16 @@ async def chronomem_supersede(
 
     Use it when the user corrects something or the world changed (a new address, a
     switched setting). Both happen in one transaction and the history is kept, so
-    chronomem_timeline can show what was believed before.
+    chronomem_timeline can show what was believed before. old_id may be the whole id or the
+    short one recall shows.
     """
     with _readable_errors():
         check_text("old_id", old_id)  # ids are looked up, not validated, by the library
-        fid = await _state(ctx).write(
-            lambda s: s.memory.supersede(
-                old_id,
+
+        def supersede(s: State) -> tuple[str, FactId]:
+            old = resolve(s.memory, old_id)
+            return old, s.memory.supersede(
+                old,
                 content,
                 category=category,
                 entities=entities,
@@ -218,8 +235,9 @@ async def chronomem_supersede(
                 valid_from=valid_from,
                 source=source,
             )
-        )
-    return compact(SupersedeOut(id=str(fid), superseded=old_id, contradicts=list(fid.contradicts)))
+
+        old, fid = await _state(ctx).write(supersede)
+    return compact(SupersedeOut(id=str(fid), superseded=old, contradicts=list(fid.contradicts)))
 
 
 async def chronomem_forget(
@@ -228,12 +246,19 @@ async def chronomem_forget(
     """Stop using a fact that was wrong or that the user asked you to forget.
 
     It is a soft delete: recall no longer returns it, but its lineage stays for audit.
-    If the fact merely changed, use chronomem_supersede instead.
+    If the fact merely changed, use chronomem_supersede instead. fact_id may be the whole
+    id or the short one recall shows.
     """
+
+    def forget(s: State) -> str:
+        fid = resolve(s.memory, fact_id)
+        s.memory.forget(fid, reason=reason)
+        return fid
+
     with _readable_errors():
         check_text("fact_id", fact_id)  # ids are looked up, not validated, by the library
-        await _state(ctx).write(lambda s: s.memory.forget(fact_id, reason=reason))
-    return compact(ForgetOut(id=fact_id, forgotten=True))
+        forgotten = await _state(ctx).write(forget)
+    return compact(ForgetOut(id=forgotten, forgotten=True))
 
 
 async def chronomem_timeline(
@@ -245,10 +270,12 @@ async def chronomem_timeline(
     differs from an earlier one. Superseded facts carry valid_until and superseded_by.
     """
     with _readable_errors():
-        facts = await _state(ctx).read(lambda s: s.memory.timeline(entity))
+        facts, ids = await _state(ctx).read(
+            lambda s: _with_ids(s.memory, s.memory.timeline(entity))
+        )
     head = f"{count(len(facts), 'fact')} about {entity!r}, oldest first:"
     out = TimelineOut(entity=entity, facts=[fact_out(f) for f in facts])
-    return result(out, head, facts, dated=True)
+    return result(out, head, facts, dated=True, ids=ids)
 
 
 async def chronomem_contradictions(
