@@ -22,7 +22,9 @@ __all__ = [
     "FrozenList",
     "freeze",
     "frozen_metadata",
+    "json_text",
     "load_metadata",
+    "with_json",
 ]
 
 
@@ -34,7 +36,9 @@ def _refuse(value: object) -> NoReturn:
 class FrozenDict(dict[str, Any]):
     """A JSON object that refuses every change after it is built."""
 
-    __slots__ = ()
+    # The JSON text chronica's validation decoded it from, when it did (see ``with_json``).
+    __slots__ = ("_json",)
+    _json: str
 
     def __setitem__(self, key: str, value: Any) -> NoReturn:
         _refuse(self)
@@ -156,3 +160,26 @@ def load_metadata(text: str) -> FrozenDict:
         return EMPTY
     frozen: FrozenDict = _decode(text)  # only JSON objects are ever stored
     return frozen
+
+
+def with_json(frozen: FrozenDict, text: str) -> FrozenDict:
+    """``frozen``, remembering ``text``: the compact JSON it was just decoded from.
+
+    Validation encodes every actum's metadata to check it; a store that writes JSON text
+    takes that text (:func:`json_text`) instead of encoding the same metadata again. Sound
+    because the text was decoded into this very object, deep-frozen, which cannot change.
+    """
+    if frozen is not EMPTY:
+        frozen._json = text
+    return frozen
+
+
+def json_text(metadata: object) -> str | None:
+    """The JSON text :func:`with_json` remembered for ``metadata``; None if it has none."""
+    if type(metadata) is FrozenDict:
+        try:
+            text: str = metadata._json
+        except AttributeError:
+            return None
+        return text
+    return None

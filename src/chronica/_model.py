@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
 __all__ = [
+    "ACTUM_DIRECT",
+    "ACTUM_SETTERS",
     "ActaPage",
     "ActorKind",
     "Actum",
@@ -17,6 +19,7 @@ __all__ = [
     "ChronicaCounts",
     "Chronicum",
     "ChronicumSummary",
+    "build_actum",
 ]
 
 
@@ -78,6 +81,59 @@ class Actum:
     metadata: Mapping[str, Any] = field(default_factory=dict, hash=False)
     id: str = ""
     at: datetime | None = None
+
+
+_ACTUM_FIELDS = ("chronicum_id", "kind", "actor_kind", "actor", "content", "metadata", "id", "at")
+# Stores build thousands of acta per window and chronica one per write, and the generated
+# frozen __init__ costs three times what filling the slots directly does. That is only
+# equivalent while Actum stays a plain slotted record of exactly these fields: check it once,
+# and fall back to the constructor if it ever is not.
+ACTUM_DIRECT = (
+    tuple(f.name for f in fields(Actum)) == _ACTUM_FIELDS
+    and "__slots__" in vars(Actum)
+    and not hasattr(Actum, "__post_init__")
+)
+ACTUM_SETTERS = tuple(
+    getattr(Actum, name).__set__ for name in (_ACTUM_FIELDS if ACTUM_DIRECT else ())
+)
+
+
+def build_actum(  # one argument per Actum field, positional for speed
+    chronicum_id: str,
+    kind: ActumKind,
+    actor_kind: ActorKind,
+    actor: str,
+    content: str,
+    metadata: Any,
+    actum_id: str,
+    at: datetime | None,
+) -> Actum:
+    """An ``Actum`` of values already checked (or read from a store), built without the
+    frozen dataclass's ``__init__``; the result is the same object the constructor builds."""
+    if not ACTUM_DIRECT:
+        return Actum(
+            chronicum_id=chronicum_id,
+            kind=kind,
+            actor_kind=actor_kind,
+            actor=actor,
+            content=content,
+            metadata=metadata,
+            id=actum_id,
+            at=at,
+        )
+    actum: Actum = object.__new__(Actum)
+    set_chronicum_id, set_kind, set_actor_kind, set_actor, set_content, set_meta, set_id, set_at = (
+        ACTUM_SETTERS
+    )
+    set_chronicum_id(actum, chronicum_id)
+    set_kind(actum, kind)
+    set_actor_kind(actum, actor_kind)
+    set_actor(actum, actor)
+    set_content(actum, content)
+    set_meta(actum, metadata)
+    set_id(actum, actum_id)
+    set_at(actum, at)
+    return actum
 
 
 # --- what browsing and erasing return (see chronica.BrowsableStore, chronica.ErasableStore) ---

@@ -18,8 +18,8 @@ from ._errors import (
     InvalidActumError,
     InvalidArgumentError,
 )
-from ._frozen import EMPTY, FrozenDict, load_metadata
-from ._model import ActorKind, Actum, ActumKind
+from ._frozen import EMPTY, FrozenDict, load_metadata, with_json
+from ._model import ActorKind, Actum, ActumKind, build_actum
 
 __all__ = [
     "MAX_CONTENT_BYTES",
@@ -184,27 +184,42 @@ def _check_metadata(metadata: object) -> FrozenDict:
         raise ChronicaTypeError("actum.metadata", "a mapping", metadata)
     if not metadata:
         return EMPTY
-    if _deeper_than(metadata, MAX_METADATA_DEPTH):
-        raise InvalidActumError("metadata", f"is nested deeper than {MAX_METADATA_DEPTH} levels")
     try:
         encoded = _encode_json(metadata)
-        # Round-tripping gives the caller's mapping back as frozen JSON types, detached from
-        # any object they might mutate later, with only string keys.
-        copy = load_metadata(encoded)
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, RecursionError) as e:
+        # Too deep is the better reason (a container that holds itself is also too deep).
+        if _deeper_than(metadata, MAX_METADATA_DEPTH):
+            raise InvalidActumError(
+                "metadata", f"is nested deeper than {MAX_METADATA_DEPTH} levels"
+            ) from None
         raise InvalidActumError("metadata", f"is not JSON-serialisable ({e})") from None
+    # Nesting deeper than the limit needs more opening brackets than the limit, so JSON with
+    # fewer (almost all metadata) skips the walk, the costliest check of an append.
+    if encoded.count("{") + encoded.count("[") > MAX_METADATA_DEPTH and _deeper_than(
+        metadata, MAX_METADATA_DEPTH
+    ):
+        raise InvalidActumError("metadata", f"is nested deeper than {MAX_METADATA_DEPTH} levels")
     if any(not isinstance(key, str) for key in metadata):
         raise InvalidActumError("metadata", "keys must be strings")
-    # Every NUL in a key or string is escaped as \u0000 in ``encoded``, so without that text
-    # there is none, and the walk (the costliest check of an append) is skipped.
-    problem = _text_problem(encoded)
-    if not problem and "\\u0000" in encoded:
+    # The encoder escapes every NUL in a key or string as \u0000, so the text holds none and
+    # only a lone surrogate can keep it from being UTF-8; the walk for an escaped NUL runs
+    # only when the text has one.
+    try:
+        size = len(encoded.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidActumError(
+            "metadata", "contains a lone surrogate (not valid Unicode text)"
+        ) from None
+    # Round-tripping gives the caller's mapping back as frozen JSON types, detached from
+    # any object they might mutate later, with only string keys.
+    copy = load_metadata(encoded)
+    if "\\u0000" in encoded:
         problem = _nul_in_json(copy)
-    if problem:
-        raise InvalidActumError("metadata", problem)
-    if len(encoded.encode("utf-8")) > MAX_METADATA_BYTES:
+        if problem:
+            raise InvalidActumError("metadata", problem)
+    if size > MAX_METADATA_BYTES:
         raise InvalidActumError("metadata", f"is larger than {MAX_METADATA_BYTES} bytes as JSON")
-    return copy
+    return with_json(copy, encoded)
 
 
 def _deeper_than(value: object, limit: int) -> bool:
@@ -284,21 +299,17 @@ def check_moment(field: str, value: object, error: _ErrorType) -> datetime:
 def _checked(actum: object, actum_id: str, at: datetime | None) -> Actum:
     if not isinstance(actum, Actum):
         raise ChronicaTypeError("actum", "an Actum", actum)
-    kind = _as_enum("kind", actum.kind, ActumKind, InvalidActumError)
-    actor_kind = _as_enum("actor_kind", actum.actor_kind, ActorKind, InvalidActumError)
+    kind, actor_kind = actum.kind, actum.actor_kind
+    if type(kind) is not ActumKind:
+        kind = _as_enum("kind", kind, ActumKind, InvalidActumError)
+    if type(actor_kind) is not ActorKind:
+        actor_kind = _as_enum("actor_kind", actor_kind, ActorKind, InvalidActumError)
     _check_identifier("chronicum_id", actum.chronicum_id, InvalidActumError)
     _check_identifier("actor", actum.actor, InvalidActumError)
     content = _check_actum_text(
         "content", actum.content, required=kind in _NEEDS_CONTENT, limit=MAX_CONTENT_BYTES
     )
     metadata = _check_metadata(actum.metadata)
-    return Actum(
-        chronicum_id=actum.chronicum_id,
-        kind=kind,
-        actor_kind=actor_kind,
-        actor=actum.actor,
-        content=content,
-        metadata=metadata,
-        id=actum_id,
-        at=at,
+    return build_actum(
+        actum.chronicum_id, kind, actor_kind, actum.actor, content, metadata, actum_id, at
     )

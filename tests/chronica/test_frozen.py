@@ -20,6 +20,8 @@ from chronica import (
     InvalidActumError,
     Store,
 )
+from chronica._frozen import FrozenDict, json_text
+from chronica._validation import validated_actum
 from chronica.stores.inmemory import InMemoryStore
 from chronica.stores.postgres import PostgresStore
 from chronica.stores.sqlite import SQLiteStore
@@ -140,3 +142,18 @@ def test_metadata_that_holds_itself_is_invalid(chronicarius: Chronicarius) -> No
     loop["self"] = loop
     with pytest.raises(InvalidActumError):
         chronicarius.record_actum("ardian", _tool_request(loop))
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting(chronicarius: Chronicarius) -> None:
+    # Depth is first estimated from the JSON text's brackets; text full of them is still flat.
+    code = {"code": "[{" * (2 * MAX_METADATA_DEPTH)}
+    stored = chronicarius.record_actum("ardian", _tool_request(code))
+    assert chronicarius.get_acta("ardian", "dinner")[-1].metadata == code == stored.metadata
+
+
+def test_validated_metadata_remembers_the_json_it_was_checked_as() -> None:
+    # A store writes that text rather than encoding the metadata a second time.
+    actum = validated_actum(_tool_request({"tool": "search", "args": [1, "é"]}), "id")
+    assert json_text(actum.metadata) == '{"tool":"search","args":[1,"é"]}'
+    assert json_text(FrozenDict({"tool": "search"})) is None  # built by hand: none to trust
+    assert json_text({"tool": "search"}) is None

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from chronica import _model
 from chronica.storeconformance import (
     BatchStoreContract,
     BrowsableStoreContract,
@@ -66,6 +67,7 @@ class TestSQLiteStoreBuildingActaByConstructor(StoreContract):
 
     @pytest.fixture
     def store(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLiteStore]:
-        monkeypatch.setattr(_sqlite_rows, "_DIRECT", False)
+        monkeypatch.setattr(_model, "ACTUM_DIRECT", False)  # build_actum, used on writes too
+        monkeypatch.setattr(_sqlite_rows, "ACTUM_DIRECT", False)
         with SQLiteStore(tmp_path / "chronica.db") as store:
             yield store

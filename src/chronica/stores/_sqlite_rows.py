@@ -7,14 +7,14 @@ owner's rows by passing the same chronicum ID.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from chronica._frozen import frozen_metadata, load_metadata
-from chronica._model import ActorKind, Actum, ActumKind, Chronicum
+from chronica._frozen import frozen_metadata, json_text, load_metadata
+from chronica._model import ACTUM_DIRECT, ACTUM_SETTERS, ActorKind, Actum, ActumKind, Chronicum
+from chronica._model import build_actum as _actum
 
 __all__ = [
     "ALL_CHRONICA",
@@ -94,52 +94,6 @@ _ACTUM_KINDS = {kind.value: kind for kind in ActumKind}
 # Built once: json.dumps with options builds an encoder per call (shared by threads safely).
 _encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _ACTOR_KINDS = {kind.value: kind for kind in ActorKind}
-_SLOTS = ("chronicum_id", "kind", "actor_kind", "actor", "content", "metadata", "id", "at")
-# A window builds up to thousands of acta, and the generated frozen __init__ costs twice as
-# much as filling the slots directly. That is only equivalent while Actum stays a plain
-# slotted record with exactly these fields, so check it and fall back to the constructor.
-_DIRECT = (
-    tuple(f.name for f in dataclasses.fields(Actum)) == _SLOTS
-    and "__slots__" in vars(Actum)
-    and not hasattr(Actum, "__post_init__")
-)
-_SETTERS = tuple(getattr(Actum, name).__set__ for name in (_SLOTS if _DIRECT else ()))
-
-
-def _actum(  # one argument per Actum field, positional for speed
-    chronicum_id: str,
-    kind: ActumKind,
-    actor_kind: ActorKind,
-    actor: str,
-    content: str,
-    metadata: Any,
-    actum_id: str,
-    at: datetime,
-) -> Actum:
-    if not _DIRECT:
-        return Actum(
-            chronicum_id=chronicum_id,
-            kind=kind,
-            actor_kind=actor_kind,
-            actor=actor,
-            content=content,
-            metadata=metadata,
-            id=actum_id,
-            at=at,
-        )
-    actum: Actum = object.__new__(Actum)
-    set_chronicum_id, set_kind, set_actor_kind, set_actor, set_content, set_meta, set_id, set_at = (
-        _SETTERS
-    )
-    set_chronicum_id(actum, chronicum_id)
-    set_kind(actum, kind)
-    set_actor_kind(actum, actor_kind)
-    set_actor(actum, actor)
-    set_content(actum, content)
-    set_meta(actum, metadata)
-    set_id(actum, actum_id)
-    set_at(actum, at)
-    return actum
 
 
 def utc_text(moment: datetime) -> str:
@@ -169,7 +123,7 @@ def rows_acta(chronicum_id: str, rows: Sequence[tuple[Any, ...]]) -> list[Actum]
 
     The window's hot loop, so ``row_actum`` is inlined here, with its lookups in locals.
     """
-    if not _DIRECT:
+    if not ACTUM_DIRECT:
         return [row_actum(chronicum_id, row) for row in reversed(rows)]
     kinds, actor_kinds, new, parse, load = (
         _ACTUM_KINDS,
@@ -179,7 +133,7 @@ def rows_acta(chronicum_id: str, rows: Sequence[tuple[Any, ...]]) -> list[Actum]
         load_metadata,
     )
     set_chronicum_id, set_kind, set_actor_kind, set_actor, set_content, set_meta, set_id, set_at = (
-        _SETTERS
+        ACTUM_SETTERS
     )
     acta = []
     for actum_id, kind, actor_kind, actor, content, metadata, at in reversed(rows):
@@ -212,7 +166,7 @@ def actum_params(owner_id: str, actum: Actum, at: datetime, key: str | None) -> 
         actum.actor_kind.value,
         actum.actor,
         actum.content,
-        _encode_json(metadata) if metadata else "{}",
+        (json_text(metadata) or _encode_json(metadata)) if metadata else "{}",
         utc_text(at),
         key,
     )
