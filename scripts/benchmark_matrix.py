@@ -62,6 +62,7 @@ MATRICES = (
     "adapters_openai",
     "adapters_adk",
     "engines",
+    "langgraph",
 )
 
 QUICK: dict[str, Any] = {
@@ -77,6 +78,7 @@ QUICK: dict[str, Any] = {
     "cost_mcp_size": 1_000,
     "adapter_sizes": [50, 300],  # both adapters together: under 10 s
     "engine_sizes": [1_000],
+    "langgraph_sizes": [50, 300],  # six stores, a PostgreSQL server: about 15 s
     "cost_runs": 2,  # the spread and its verdicts are exercised, not measured
 }
 FULL: dict[str, Any] = {
@@ -92,6 +94,7 @@ FULL: dict[str, Any] = {
     "cost_mcp_size": 10_000,
     "adapter_sizes": [100, 10_000],
     "engine_sizes": [10_000, 1_000_000],
+    "langgraph_sizes": [1_000, 100_000],
     "cost_runs": 3,
 }
 
@@ -169,6 +172,13 @@ def _measure(
         return engines.run(
             quick, sizes=cfg["engine_sizes"], seed=seed, cache_dir=cfg["cache_dir"], log=log
         )
+    if name == "langgraph":
+        from scripts.matrix import langgraph_store  # imports LangGraph's stores
+
+        quick = cfg["langgraph_sizes"] == QUICK["langgraph_sizes"]
+        return langgraph_store.run(
+            quick, sizes=cfg["langgraph_sizes"], seed=seed, cache_dir=cfg["cache_dir"], log=log
+        )
     if name in ("adapters_openai", "adapters_adk"):
         # Imported here: each imports its framework (the agents and google.adk packages).
         from scripts.matrix import adapters_adk, adapters_openai
@@ -201,6 +211,8 @@ def _preflight() -> None:
         "google.adk",  # the adk extra, for matrix adapters_adk
         "sqlalchemy",  # ADK's DatabaseSessionService, on aiosqlite (matrix adapters_adk)
         "aiosqlite",
+        "langgraph.store.sqlite",  # langgraph-checkpoint-sqlite, for matrix langgraph
+        "langgraph.store.postgres",  # langgraph-checkpoint-postgres, as above
     ):
         optional.bench_module(module)
 

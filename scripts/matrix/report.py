@@ -32,6 +32,7 @@ _MATRICES = (
     "adapters_openai",
     "adapters_adk",
     "engines",
+    "langgraph",
 )
 _INTRO = """\
 # chronomem benchmark matrix
@@ -334,6 +335,21 @@ def _engines(results: dict[str, Any]) -> list[str]:
     return _section("8. Engines: SQLite and PostgreSQL", body, note)
 
 
+def _langgraph(results: dict[str, Any]) -> list[str]:
+    if not results.get("langgraph"):
+        return []
+    from .langgraph_tables import render as langgraph_render  # formatting only, no LangGraph
+
+    note = (
+        "`ChronoMemStore` (chronomem.integrations.langgraph) beside LangGraph's `InMemoryStore`, "
+        "`SqliteStore` and `PostgresStore`, all driven through `BaseStore`, filled untimed "
+        "through `batch`, every call on every store in turn; "
+        "`python -m scripts.matrix.langgraph_store` runs it alone."
+    )
+    body = langgraph_render(results["langgraph"]).splitlines()
+    return _section("9. LangGraph stores", body, note)
+
+
 def render(results: dict[str, Any]) -> str:
     """The whole report as Markdown."""
     lines = [_INTRO.format(seed=results["meta"]["seed"])]
@@ -346,7 +362,10 @@ def render(results: dict[str, Any]) -> str:
             f"Machine: {results['meta']['machine']['CPU']}, "
             f"{results['meta']['machine']['cores']} cores; details below.",
         )
-    parts = (_hardware, _environment, _graded, _comparative, _peers, _cost, _adapters, _engines)
+    parts = (
+        _hardware, _environment, _graded, _comparative, _peers, _cost, _adapters, _engines,
+        _langgraph,
+    )  # fmt: skip
     for part in parts:
         lines += part(results)
     return "\n".join(lines).rstrip() + "\n"
