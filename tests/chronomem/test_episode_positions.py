@@ -10,30 +10,44 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
+from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from chronomem import ChronoMem
+from chronomem import ChronoMem, Turn
 from tests.chronomem.backends import MemoryTarget, sqlite_connection
 
-WRITERS, TURNS = 4, 25
+WRITERS, TURNS, BATCH = 4, 25, 5
 SESSION = "standup"
 
 
-def _writer(args: list[str], writer: int) -> None:
+def _writer(args: list[str], writer: int, together: Barrier) -> None:
+    """Even writers append one turn a call; odd ones five a call (``remember_episodes``, one
+    transaction), so a batch racing single turns is covered too. All start at once, each
+    with its memory open (a process's start-up would otherwise keep them apart)."""
+    said = [(f"writer {writer} turn {turn}", f"w{writer}") for turn in range(TURNS)]
     with MemoryTarget.from_args(args).open() as mem:
-        for turn in range(TURNS):
-            mem.remember_episode(
-                f"writer {writer} turn {turn}", speaker=f"w{writer}", session=SESSION
+        together.wait(timeout=120)
+        if writer % 2 == 0:
+            for text, speaker in said:
+                mem.remember_episode(text, speaker=speaker, session=SESSION)
+            return
+        for start in range(0, TURNS, BATCH):
+            mem.remember_episodes(
+                Turn(text, speaker, SESSION) for text, speaker in said[start : start + BATCH]
             )
 
 
 def test_racing_writers_get_distinct_gap_free_positions(memory_target: MemoryTarget) -> None:
     memory_target.open().close()
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_writer, args=(memory_target.args(), w)) for w in range(WRITERS)]
+    together = ctx.Barrier(WRITERS)
+    procs = [
+        ctx.Process(target=_writer, args=(memory_target.args(), w, together))
+        for w in range(WRITERS)
+    ]
     for p in procs:
         p.start()
     for p in procs:
