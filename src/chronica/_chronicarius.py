@@ -17,7 +17,7 @@ from ._errors import (
     InvalidArgumentError,
     RestoreUnsupportedError,
 )
-from ._ids import new_actum_id
+from ._ids import new_actum_id, new_actum_ids
 from ._model import ActorKind, Actum, ActumKind, ChronicaCounts, Chronicum
 from ._restore import RestoreBatch, checked_batch
 from .store import BatchStore, ErasableStore, IdempotentStore, RestorableStore, Store
@@ -91,7 +91,11 @@ class Chronicarius:
         nothing); on any other store it falls back to one write per actum, in order.
         """
         owner_id = check.check_owner(owner_id)
-        batch = [check.validated_actum(actum, new_actum_id()) for actum in acta]
+        given = list(acta)
+        batch = [
+            check.validated_actum(actum, actum_id)
+            for actum, actum_id in zip(given, new_actum_ids(len(given)), strict=True)
+        ]
         keys = None
         if idempotency_keys is not None:
             keys = [check.check_idempotency_key(key) for key in idempotency_keys]

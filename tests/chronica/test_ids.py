@@ -7,7 +7,7 @@ import random
 import uuid
 from unittest import mock
 
-from chronica._ids import new_actum_id
+from chronica._ids import new_actum_id, new_actum_ids
 
 # One fixed millisecond for every process: the clock can no longer keep them apart, so only
 # the IDs' own entropy can.
@@ -43,3 +43,15 @@ def test_processes_that_seed_random_alike_still_mint_distinct_ids() -> None:
         first, second = pool.map(_mint_seeded_in_one_millisecond, [1_000, 1_000])
     assert set(first).isdisjoint(second)
     assert len(set(first)) == len(first)
+
+
+def test_a_batch_of_ids_continues_the_same_increasing_sequence() -> None:
+    # One clock reading for a whole batch, more than a millisecond's counter can hold.
+    before = new_actum_id()
+    batch = new_actum_ids(5_000)
+    after = new_actum_id()
+    minted = [before, *batch, after]
+    assert minted == sorted(minted)
+    assert len(set(minted)) == len(minted)
+    assert all(uuid.UUID(i).version == 7 for i in batch[:100])
+    assert new_actum_ids(0) == []

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from chronica._errors import ChronicaError
-from chronica._model import ActorKind, Actum, ActumKind
+from chronica._model import ActorKind, Actum, ActumKind, build_actum
 from chronica._validation import MAX_METADATA_BYTES, validated_actum
 
 __all__ = [
@@ -151,7 +151,7 @@ def item_actum(index: int, item: object, *, chronicum_id: str, owner: str, agent
     by :func:`check` or by recording it. The owner comes from the session, never from the
     item: a user message is recorded as said by ``owner``, whatever the item holds.
     """
-    if not isinstance(item, Mapping):
+    if type(item) is not dict and not isinstance(item, Mapping):  # dict: the SDK's, and fast
         raise UnmappableItemError(index, None, f"is a {type(item).__name__}, not a JSON object")
     item_type = _item_type(item)
     kind, actor_kind = _kinds(item_type, item)
@@ -168,14 +168,8 @@ def item_actum(index: int, item: object, *, chronicum_id: str, owner: str, agent
         value = item.get(key)
         if isinstance(value, str) and len(value) <= 256:
             metadata[name] = value  # the names chronica's readers look for
-    return Actum(
-        chronicum_id=chronicum_id,
-        kind=kind,
-        actor_kind=actor_kind,
-        actor=actor,
-        content=text,
-        metadata=metadata,
-    )
+    # Unchecked yet: chronica checks it (and builds its own copy) when it is recorded.
+    return build_actum(chronicum_id, kind, actor_kind, actor, text, metadata, "", None)
 
 
 def check(index: int, actum: Actum) -> None:
@@ -271,8 +265,11 @@ def _split(
     The item's main text when the rest then fits in metadata; else its longest string (a
     screenshot's data URL, say), so that large payloads of any item type fit.
     """
-    texts = _texts(item, _TEXT_KEYS.get(item_type or "", ()))
-    preferred = max(texts, default=None, key=lambda path: len(_at(item, path)))
+    texts = list(_texts(item, _TEXT_KEYS.get(item_type or "", ())))
+    if len(texts) > 1:
+        preferred: Path | None = max(texts, key=lambda path: len(_at(item, path)))
+    else:
+        preferred = texts[0] if texts else None
     slot = preferred
     for attempt in range(2):
         if attempt:  # only for the rare item that did not fit: walk all of it
@@ -300,7 +297,7 @@ def _texts(item: Mapping[str, Any], keys: tuple[str, ...]) -> Iterator[Path]:
                 yield (key,)
         elif isinstance(value, (list, tuple)):
             for i, part in enumerate(value):
-                if isinstance(part, Mapping):
+                if type(part) is dict or isinstance(part, Mapping):
                     for name in _PART_TEXT:
                         text = part.get(name)
                         if isinstance(text, str) and _storable(text):
@@ -347,7 +344,7 @@ def _blanked(value: Any, path: Path) -> Any:
     if not path:
         return ""
     head, rest = path[0], path[1:]
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         copy: Any = dict(value)
     else:
         copy = list(value)
@@ -358,7 +355,9 @@ def _blanked(value: Any, path: Path) -> Any:
 def _encode(index: int, item_type: str | None, item: Any) -> str:
     try:
         encoded = _as_text(item)
-        if not _storable(encoded):  # a lone surrogate: JSON's \u escapes carry it, as text cannot
+        try:  # JSON escapes NUL and is never blank: only a lone surrogate makes it unstorable
+            encoded.encode("utf-8")
+        except UnicodeEncodeError:  # JSON's \u escapes carry it, as text cannot
             encoded = _as_ascii(item)
     except (TypeError, ValueError, RecursionError) as e:
         raise UnmappableItemError(index, item_type, f"is not JSON ({e})") from None
