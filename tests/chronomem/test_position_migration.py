@@ -21,6 +21,7 @@ from scripts.freeze_schemas import EPISODES
 from chronomem import ChronoMem
 from chronomem.engine.sqlite import schema
 from chronomem.engine.sqlite.dialect import SQLiteConnection
+from chronomem.recall.lexindex import reindex
 from tests.frozen_schemas import load_sqlite
 
 SESSION = "standup"
@@ -103,8 +104,8 @@ def test_duplicates_are_renumbered_in_order_then_forbidden(tmp_path: Path) -> No
         # The session was indexed again: a planted turn is found, and the context that a
         # turn carries is its new predecessor's (charlie's words now precede bravo's turn).
         assert mem.recall("outage", kinds=["episode"])[0].content == PLANTED[2][0]
-        # New turns go after the renumbered ones, and the schema refuses a second one at a
-        # position (tests/chronomem/test_episode_positions.py asserts the index itself).
+        # New turns go after the renumbered ones (test_episode_positions.py asserts the
+        # unique index itself).
         mem.remember_episode("hotel joins late", speaker="crew", session=SESSION)
     assert _positions(path)[SESSION][-1] == (len(PLANTED) + 1, "hotel joins late")
     conn = sqlite3.connect(path)
@@ -127,6 +128,32 @@ def test_duplicates_are_renumbered_in_order_then_forbidden(tmp_path: Path) -> No
         conn.close()
     for before, after in itertools.pairwise(RENUMBERED):
         assert context[after] == bodies[before]
+
+
+def _index_state(conn: sqlite3.Connection) -> tuple[object, ...]:
+    lex = conn.execute("SELECT rowid, body, ctx1, ctx2 FROM chronomem_lex ORDER BY rowid")
+    stats = conn.execute("SELECT owner, term, df FROM chronomem_term_stats ORDER BY 1, 2")
+    corpus = conn.execute("SELECT owner, kind, items, round(length, 6) FROM chronomem_corpus")
+    return lex.fetchall(), stats.fetchall(), sorted(corpus.fetchall())
+
+
+def test_the_renumbered_index_and_its_counters_are_what_a_rebuild_gives(tmp_path: Path) -> None:
+    # Every turn taken out (its counters lowered) and put back in its new order must leave
+    # the lexical index exactly as indexing the whole memory from scratch would.
+    path = _frozen_v8_with_duplicates(tmp_path)
+    ChronoMem(path).close()
+    conn = sqlite3.connect(path, isolation_level=None, factory=SQLiteConnection)
+    try:
+        migrated = _index_state(conn)
+        conn.execute("BEGIN")
+        for table in ("chronomem_lex", "chronomem_term_stats", "chronomem_corpus"):
+            conn.execute(f"DELETE FROM {table}")
+        reindex(conn)
+        rebuilt = _index_state(conn)
+        conn.execute("ROLLBACK")
+    finally:
+        conn.close()
+    assert migrated == rebuilt
 
 
 def test_a_second_migration_finds_nothing_to_renumber(tmp_path: Path) -> None:
