@@ -18,7 +18,7 @@ from ._errors import (
     InvalidActumError,
     InvalidArgumentError,
 )
-from ._frozen import EMPTY, FrozenDict, load_metadata, with_json
+from ._frozen import EMPTY, FrozenDict, frozen_copy, load_metadata, with_json
 from ._model import ActorKind, Actum, ActumKind, build_actum
 
 __all__ = [
@@ -210,9 +210,9 @@ def _check_metadata(metadata: object) -> FrozenDict:
         raise InvalidActumError(
             "metadata", "contains a lone surrogate (not valid Unicode text)"
         ) from None
-    # Round-tripping gives the caller's mapping back as frozen JSON types, detached from
-    # any object they might mutate later, with only string keys.
-    copy = load_metadata(encoded)
+    # A copy of frozen JSON types, detached from any object the caller might mutate later:
+    # walked for small plain metadata, else round-tripped through the JSON just encoded.
+    copy = (frozen_copy(metadata) if type(metadata) is dict else None) or load_metadata(encoded)
     if "\\u0000" in encoded:
         problem = _nul_in_json(copy)
         if problem:

@@ -20,7 +20,7 @@ from chronica import (
     InvalidActumError,
     Store,
 )
-from chronica._frozen import FrozenDict, json_text
+from chronica._frozen import FrozenDict, FrozenList, json_text
 from chronica._validation import validated_actum
 from chronica.stores.inmemory import InMemoryStore
 from chronica.stores.postgres import PostgresStore
@@ -157,3 +157,40 @@ def test_validated_metadata_remembers_the_json_it_was_checked_as() -> None:
     assert json_text(actum.metadata) == '{"tool":"search","args":[1,"é"]}'
     assert json_text(FrozenDict({"tool": "search"})) is None  # built by hand: none to trust
     assert json_text({"tool": "search"}) is None
+
+
+class _Text(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"tool": "search", "args": {"q": "x", "n": [1, 2.5, True, None, {"deep": []}]}},
+        {"args": (1, 2)},  # a tuple: JSON makes it an array
+        {"n": {1: "one", 2.5: "half", None: "nothing"}},  # keys JSON turns into text
+        {"text": _Text("a str subclass")},
+        {"wide": [{"i": i} for i in range(200)]},  # more containers than the walk copies
+    ],
+)
+def test_validated_metadata_is_the_json_round_trip_deep_frozen(metadata: dict[str, Any]) -> None:
+    # Small plain metadata is copied by a walk, the rest by decoding: the same either way.
+    copied = validated_actum(_tool_request(metadata), "id").metadata
+    assert copied == json.loads(json.dumps(metadata))
+    assert json_text(copied) == json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))
+    pending: list[Any] = [copied]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            assert type(value) is FrozenDict
+            assert all(type(key) is str for key in value)
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            assert type(value) is FrozenList
+            pending.extend(value)
+        else:
+            assert type(value) in (str, int, float, bool, type(None))
+    metadata_before = json.dumps(metadata)
+    with pytest.raises(TypeError):
+        copied["tool"] = "maps"  # type: ignore[index]  # refused at run time, as tested
+    assert json.dumps(metadata) == metadata_before
