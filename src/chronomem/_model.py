@@ -90,7 +90,14 @@ class FactId(str):
         return self
 
 
+_AS_IS = frozenset({str, int, float, bool, type(None)})
+"""Types JSON carries unchanged: most of a record's fields, so they skip the checks below
+(an ``isinstance`` against ``Mapping`` costs an ABC lookup, half of building a record)."""
+
+
 def _jsonable(value: Any) -> Any:
+    if type(value) in _AS_IS:
+        return value
     if isinstance(value, date):  # a datetime too
         return value.isoformat()
     if isinstance(value, tuple):
@@ -124,7 +131,16 @@ class _Record(FrozenDict):
         return cls._names
 
     def __post_init__(self) -> None:
-        dict.update(self, {name: _jsonable(getattr(self, name)) for name in self._fields()})
+        # Read from the instance's __dict__ (where a frozen dataclass keeps its fields), not
+        # through getattr: a recall builds ten records with seventeen fields each.
+        fields = self.__dict__
+        dict.update(
+            self,
+            {
+                name: v if type(v := fields[name]) in _AS_IS else _jsonable(v)
+                for name in self._fields()
+            },
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A plain JSON-able dict (a copy of the mapping): times as ISO-8601, tuples as lists."""
