@@ -36,9 +36,9 @@ POSTGRES = versions("chronomem", "postgres")
 def test_every_shipped_version_is_frozen() -> None:
     # A version below today's that has no fixture would be migrated by no test.
     assert list(range(1, 10)) == SQLITE
-    assert list(range(1, 4)) == POSTGRES
+    assert list(range(1, 7)) == POSTGRES
     assert sqlite_schema_module.SCHEMA_VERSION >= 9
-    assert pg_schema_module.SCHEMA_VERSION >= 3
+    assert pg_schema_module.SCHEMA_VERSION >= 6
 
 
 def _assert_rows_survived(mem: ChronoMem, version: int, *, episodes: bool) -> None:
@@ -131,12 +131,25 @@ def _columns(path: Path) -> set[tuple[Any, ...]]:
 
 # --- PostgreSQL ------------------------------------------------------------------------------
 
+# Version 5 shipped as the content-key step (commits a596138 to fa60093), as SQLite's 7 did;
+# today's 5th step is the time step and its 6th adds the content key again, so opening that
+# file fails ('column "content_key" ... already exists') and it would never get the times.
+# Reported with issue 24 item 11; the fix is a PostgreSQL schema step, not made here.
+_REFUSED_POSTGRES_VERSION = 5
+
+
+def _refused_postgres_version(version: int, request: pytest.FixtureRequest) -> None:
+    if version == _REFUSED_POSTGRES_VERSION:
+        reason = "PostgreSQL 5 shipped as today's 6th step, which today's code adds again"
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("version", POSTGRES)
 def test_todays_first_steps_build_the_shipped_postgres_schema(
-    version: int, pg_dsn: str, pg_schema: str
+    version: int, pg_dsn: str, pg_schema: str, request: pytest.FixtureRequest
 ) -> None:
+    _refused_postgres_version(version, request)
     replayed = f"{pg_schema}_replayed"
     load_postgres("chronomem", version, pg_dsn, pg_schema)
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
@@ -152,8 +165,9 @@ def test_todays_first_steps_build_the_shipped_postgres_schema(
 @pytest.mark.postgres
 @pytest.mark.parametrize("version", POSTGRES)
 def test_a_frozen_postgres_schema_migrates_with_its_rows(
-    version: int, pg_dsn: str, pg_schema: str
+    version: int, pg_dsn: str, pg_schema: str, request: pytest.FixtureRequest
 ) -> None:
+    _refused_postgres_version(version, request)
     # Version 1 -> 2 had no test at all before these fixtures.
     load_postgres("chronomem", version, pg_dsn, pg_schema)
     with ChronoMem(dsn_url(pg_dsn), schema=pg_schema) as mem:
