@@ -179,8 +179,7 @@ class SessionBook:
         )
 
     def _events(self, found: Replay) -> list[Event]:
-        keep = len(found.events) <= self._memo.capacity // 2
-        return [self._memo.event(r, keep=keep) for r in reversed(found.events)]
+        return [record.event() for record in reversed(found.events)]
 
     def get(
         self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None

@@ -35,6 +35,8 @@ from chronica import (
     InvalidArgumentError,
 )
 
+from ._rebuild import parse_event
+
 __all__ = [
     "CREATED",
     "DELETED",
@@ -81,24 +83,28 @@ class UnmappableEventError(ChronicaError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """One actum the adapter wrote, with its ``metadata["adk"]`` read."""
+    """One actum the adapter wrote, with its ``metadata["adk"]`` read.
 
-    actum: Actum
+    It keeps the actum's ID and payload, not the actum: a read of 10,000 events lets the acta
+    go before it builds the events, so the garbage collector has half as much to walk.
+    """
+
+    id: str
     type: str
     gen: int
     ts: float | None
     through: str | None
     has_delta: bool
     nonce: str | None
+    text: str  # the JSON payload
 
     def payload(self) -> str:
         """The JSON payload: the event, or a state."""
-        meta = self.actum.metadata[KEY]
-        return self.actum.content if meta.get("in_content") else str(meta["payload"])
+        return self.text
 
     def event(self) -> Event:
         """The ADK event, exactly as it was appended."""
-        return Event.model_validate_json(self.payload())
+        return parse_event(self.text)
 
     def state(self) -> dict[str, Any]:
         """The state a marker or delta holds, or the session-scoped delta of an event."""
@@ -274,11 +280,12 @@ def read_record(actum: Actum) -> Record | None:
         return None
     ts = meta.get("ts")
     return Record(
-        actum=actum,
+        id=actum.id,
         type=meta["type"],
         gen=int(meta.get("gen", 0)),
         ts=float(ts) if ts is not None else None,
         through=meta.get("through"),
         has_delta=bool(meta.get("delta")),
         nonce=meta.get("w"),
+        text=actum.content if meta.get("in_content") else str(meta["payload"]),
     )

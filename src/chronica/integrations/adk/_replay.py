@@ -57,10 +57,10 @@ class _Walk:
     last_ts: float | None = None
 
     def step(self, record: Record) -> None:
-        if self.pending is not None and record.actum.id == self.pending.through:
+        if self.pending is not None and record.id == self.pending.through:
             self._settle(self.pending.state())
         if self.found.newest is None:
-            self.found.newest = record.actum.id
+            self.found.newest = record.id
         if record.type in (EVENT, CREATED) and self.last_ts is None:
             self.last_ts = record.ts
         if record.type == EVENT:
