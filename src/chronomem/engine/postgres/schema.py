@@ -192,6 +192,16 @@ def _current(conn: Conn) -> bool:
     return bool(row) and row[0] == SCHEMA_VERSION
 
 
+def _has_column(conn: Conn, table: str, column: str) -> bool:
+    """Whether ``table`` in the connection's ``search_path`` schema has ``column``."""
+    row = conn.execute(
+        """SELECT 1 FROM information_schema.columns
+           WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?""",
+        (table, column),
+    ).fetchone()
+    return row is not None
+
+
 def migrate(conn: Conn, schema: str) -> None:
     """Create or upgrade chronomem's tables in ``schema`` (inside the caller's transaction,
     with the connection's ``search_path`` already set to it)."""
@@ -211,20 +221,26 @@ def migrate(conn: Conn, schema: str) -> None:
             f"this code knows {SCHEMA_VERSION}"
         )
     for step in range(version, SCHEMA_VERSION):
-        for statement in _MIGRATIONS[step].split(";\n"):
+        migration = _MIGRATIONS[step]
+        if migration is _V6 and _has_column(conn, "chronomem_facts", "content_key"):
+            # Version 5 shipped (commits a596138 to fa60093) as today's 6th step; the time
+            # step came before it later. A schema of that version 5 has the keys and not the
+            # times, so it gets the time step instead (which can run again over its own work).
+            migration = _V5
+        for statement in migration.split(";\n"):
             if statement.strip():
                 conn.execute(statement)
-        if _MIGRATIONS[step] in _REINDEX_AFTER:
+        if migration in _REINDEX_AFTER:
             reindex(conn)
-        if _MIGRATIONS[step] is _V4:
+        if migration is _V4:
             from chronomem.recall.semantic.vectors import backfill
 
             backfill(conn)
-        if _MIGRATIONS[step] is _V6:
+        if migration is _V6:
             from chronomem.write.facts import backfill_content_keys
 
             backfill_content_keys(conn)
-        if _MIGRATIONS[step] is _V5:
+        if migration is _V5:
             from chronomem.write.episodes import fill_mentions
 
             fill_mentions(conn)
