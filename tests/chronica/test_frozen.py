@@ -20,7 +20,7 @@ from chronica import (
     InvalidActumError,
     Store,
 )
-from chronica._frozen import FrozenDict, FrozenList, json_text
+from chronica._frozen import FrozenDict, FrozenList, compact_json, json_text
 from chronica._validation import validated_actum
 from chronica.stores.inmemory import InMemoryStore
 from chronica.stores.postgres import PostgresStore
@@ -194,3 +194,38 @@ def test_validated_metadata_is_the_json_round_trip_deep_frozen(metadata: dict[st
     with pytest.raises(TypeError):
         copied["tool"] = "maps"  # type: ignore[index]  # refused at run time, as tested
     assert json.dumps(metadata) == metadata_before
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": [1, 2.5, True, None, "é\x00\ud800"], "b": {"c": (1, 2)}, 3: "int key"},
+        {"nan": float("nan")},
+        {"set": {1, 2}},
+        "a bare string",
+        [1, [2, [3]]],
+    ],
+)
+def test_compact_json_writes_and_refuses_what_json_dumps_does(value: Any) -> None:
+    def dumps(v: Any) -> str:
+        return json.dumps(v, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+    try:
+        expected: str | tuple[type[Exception], str] = dumps(value)
+    except (TypeError, ValueError) as e:
+        expected = (type(e), str(e))
+    try:
+        got: str | tuple[type[Exception], str] = compact_json(value)
+    except (TypeError, ValueError) as e:
+        got = (type(e), str(e))
+    assert got == expected
+
+
+def test_compact_json_refuses_a_cycle_and_then_still_encodes() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular"):
+        compact_json(loop)
+    assert compact_json([[1], [1]]) == "[[1],[1]]"  # the same list twice is no cycle
+    shared = [1]
+    assert compact_json({"a": shared, "b": shared}) == '{"a":[1],"b":[1]}'

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from chronica._errors import ChronicaError
+from chronica._frozen import compact_json
 from chronica._model import ActorKind, Actum, ActumKind, build_actum
 from chronica._validation import MAX_METADATA_BYTES, validated_actum
 
@@ -124,8 +125,9 @@ _OVERHEAD = 2048
 
 Path = tuple[str | int, ...]
 
-# Built once: json.dumps with options builds an encoder per call (shared by threads safely).
-_as_text = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+# Built once: json.dumps with options builds an encoder per call (shared by threads safely);
+# compact_json, the common case, calls the C encoder directly.
+_as_text = compact_json
 _as_ascii = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
 
 
