@@ -52,6 +52,17 @@ def test_short_ids_are_the_shortest_unique_prefix_among_the_owners_facts(
     assert short_ids(bo, [OTHER]) == {OTHER: OTHER[:8]}
 
 
+def test_unique_prefixes_tell_an_id_from_its_neighbours_on_each_engine(
+    mems: tuple[ChronoMem, ChronoMem],
+) -> None:
+    ana, _ = mems
+    assert ana.unique_prefixes([A, B, C]) == {A: A[:12], B: B[:12], C: C[:8]}
+    assert ana.unique_prefixes([A, C], shortest=4) == {A: A[:12], C: C[:4]}
+    # An id of no fact of hers gets a prefix that starts none of hers: between A and B.
+    between = "01234567aaaa8" + "0" * 19
+    assert ana.unique_prefixes([between]) == {between: between[:13]}
+
+
 def test_resolve_gives_the_one_fact_a_prefix_names(mems: tuple[ChronoMem, ChronoMem]) -> None:
     ana, bo = mems
     assert resolve(ana, A[:12]) == A

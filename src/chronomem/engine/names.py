@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from chronomem.engine.dialect import Conn
 
-__all__ = ["entity_names", "fact_ids"]
+__all__ = ["entity_names", "fact_ids", "fact_neighbours"]
 
 _LAST = "\U0010ffff"
 """The largest code point: ``prefix + _LAST`` is above every key that starts with ``prefix``."""
@@ -42,3 +42,23 @@ def fact_ids(conn: Conn, owner: str, prefix: str, *, limit: int) -> list[str]:
         (prefix, prefix + _LAST, owner, limit),
     ).fetchall()
     return [str(r[0]) for r in rows]
+
+
+def fact_neighbours(conn: Conn, owner: str, fid: str, within: str) -> tuple[str, str]:
+    """The owner's fact ids just below and just above ``fid`` among those starting with
+    ``within`` (a prefix of ``fid``), or ``""`` where there is none: the ids a prefix of
+    ``fid`` must tell it apart from. Bounded by ``within``'s range of the ids' index, as
+    :func:`fact_ids` is."""
+    below = conn.execute(
+        """SELECT id FROM chronomem_facts
+           WHERE id >= ? AND id < ? AND owner = ? AND kind = 'fact'
+           ORDER BY id DESC LIMIT 1""",
+        (within, fid, owner),
+    ).fetchone()
+    above = conn.execute(
+        """SELECT id FROM chronomem_facts
+           WHERE id > ? AND id < ? AND owner = ? AND kind = 'fact'
+           ORDER BY id LIMIT 1""",
+        (fid, within + _LAST, owner),
+    ).fetchone()
+    return (str(below[0]) if below else "", str(above[0]) if above else "")

@@ -7,9 +7,10 @@ structured content keeps full ids: programs never see a prefix.
 
 Fact ids start with their system time in microseconds, so facts recorded moments apart
 share their first digits: eight hex digits (about 17 seconds) tell apart facts told slowly,
-twelve (256 µs) those of one busy session, more those written in one batch. Both the
-uniqueness check and the resolution go through :meth:`chronomem.ChronoMem.fact_ids`, a
-range lookup on the ids' index (never a scan), scoped to the owner.
+eleven or twelve those of one busy session, more those written in one batch. The prefixes
+come from :meth:`chronomem.ChronoMem.unique_prefixes` (each id's neighbours among the
+owner's facts) and a prefix given back is resolved by :meth:`chronomem.ChronoMem.fact_ids`:
+both are bounded range look-ups on the ids' index (never a scan), scoped to the owner.
 """
 
 from __future__ import annotations
@@ -23,10 +24,6 @@ __all__ = ["MIN_PREFIX", "AmbiguousIdError", "resolve", "short_ids"]
 
 MIN_PREFIX = 8
 """Fewest hex digits a prefix may have: fewer would make most prefixes ambiguous."""
-
-_STEP = 4
-"""Lengths tried after the shortest: a token holds about four hex digits, so a length in
-between costs the model the same and would only take more lookups to find."""
 
 _FULL = re.compile(r"[0-9a-f]{32}")
 _PREFIX = re.compile(rf"[0-9a-f]{{{MIN_PREFIX},31}}")
@@ -43,20 +40,12 @@ class AmbiguousIdError(ValueError):
 
 
 def short_ids(memory: ChronoMem, ids: Iterable[str]) -> dict[str, str]:
-    """The shortest unique prefix of each of ``ids`` (a 32-hex fact id of this owner);
-    any other id is kept whole. One indexed lookup of at most two rows per length tried."""
-    out: dict[str, str] = {}
-    for fid in ids:
-        if fid in out:
-            continue
-        out[fid] = fid
-        if _FULL.fullmatch(fid) is None:
-            continue  # imported or adapter-made ids: shown as they are
-        for n in range(MIN_PREFIX, len(fid), _STEP):
-            if memory.fact_ids(fid[:n], limit=2) == [fid]:
-                out[fid] = fid[:n]
-                break
-    return out
+    """The shortest unique prefix of each of ``ids`` that is a 32-hex fact id (of at least
+    :data:`MIN_PREFIX` digits, among this owner's facts); any other id is kept whole."""
+    wanted = list(dict.fromkeys(ids))
+    hexed = [fid for fid in wanted if _FULL.fullmatch(fid)]
+    short = memory.unique_prefixes(hexed, shortest=MIN_PREFIX) if hexed else {}
+    return {fid: short.get(fid, fid) for fid in wanted}
 
 
 def resolve(memory: ChronoMem, given: str) -> str:
