@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import json
 import shutil
 import sqlite3
 import statistics
@@ -121,13 +122,18 @@ def _fill_key(size: int, seed: int) -> str:
     return f"langgraph-{size}-{seed}-{digest.hexdigest()[:12]}.db"
 
 
-def _ours_file(size: int, seed: int, where: Path, cache: str | None, log: Any) -> Path:
-    """A ``ChronoMemStore`` file of ``size`` items, copied from the cache when it holds one."""
+def _ours_file(
+    size: int, seed: int, where: Path, cache: str | None, log: Any
+) -> tuple[Path, dict[str, Any]]:
+    """A ``ChronoMemStore`` file of ``size`` items, copied from the cache when it holds one,
+    and how long its fill took (``fill_s``, ``None`` if not recorded) and whether it was cached."""
     file = where / f"ours-{size}.db"
     template = Path(cache) / _fill_key(size, seed) if cache else None
     if template is not None and template.exists():
         shutil.copyfile(template, file)
-        return file
+        record = template.with_suffix(".json")
+        fill_s = json.loads(record.read_text()) if record.exists() else None
+        return file, {"fill_s": fill_s, "cached": True}
     store_cls = bench_module("chronomem.integrations.langgraph").ChronoMemStore
     started = time.perf_counter()
     with ChronoMem(file, owner=_OWNER) as mem:
@@ -137,20 +143,21 @@ def _ours_file(size: int, seed: int, where: Path, cache: str | None, log: Any) -
     if template is not None:  # closed, so the WAL is checkpointed into the file
         template.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(file, template)
-    return file
+        template.with_suffix(".json").write_text(json.dumps(took))
+    return file, {"fill_s": took, "cached": False}
 
 
 def _open_all(
-    size: int, seed: int, dsn: str, where: Path, cache: str | None, stack: Any, log: Any
+    size: int, seed: int, dsn: str, where: Path, cfg: dict[str, Any], stack: Any, log: Any
 ) -> list[_Subject]:
-    """Every store, filled with the same ``size`` items (untimed)."""
+    """Every store, filled with the same ``size`` items (untimed; ours's fill in ``cfg``)."""
     lg_store = bench_module("chronomem.integrations.langgraph").ChronoMemStore
     in_memory = bench_module("langgraph.store.memory").InMemoryStore
     sqlite_store = bench_module("langgraph.store.sqlite").SqliteStore
     postgres_store = bench_module("langgraph.store.postgres").PostgresStore
     conninfo = bench_module("psycopg.conninfo")
     subjects = []
-    filled = _ours_file(size, seed, where, cache, log)
+    filled, cfg["fills"][str(size)] = _ours_file(size, seed, where, cfg["cache"], log)
     for sync in ("NORMAL", "FULL"):
         file = where / f"ours-{size}-{sync}.db"
         shutil.copyfile(filled, file)
@@ -284,7 +291,7 @@ def _rows(subjects: list[_Subject], size: int, loads: list[dict[str, Any]]) -> l
 
 def _size(size: int, dsn: str, cfg: dict[str, Any], where: Path, log: Any) -> list[dict[str, Any]]:
     with contextlib.ExitStack() as stack:
-        subjects = _open_all(size, cfg["seed"], dsn, where, cfg["cache"], stack, log)
+        subjects = _open_all(size, cfg["seed"], dsn, where, cfg, stack, log)
         _check(subjects, size)
         _warm(subjects, _calls(size, -1, cfg["counts"], cfg["seed"]), size)
         loads = []
@@ -322,7 +329,7 @@ def run(
     """Every store at each size (1,000 and 100,000 items; 50 and 300 when ``quick``)."""
     sizes = sizes or ([50, 300] if quick else [1_000, 100_000])
     cfg = {"seed": seed, "cache": cache_dir, "runs": runs or (2 if quick else 3),
-           "counts": _QUICK_COUNTS if quick else _COUNTS}  # fmt: skip
+           "counts": _QUICK_COUNTS if quick else _COUNTS, "fills": {}}  # fmt: skip
     rows: list[dict[str, Any]] = []
     with (
         throwaway_server(prefix="chronomem-langgraph-") as dsn,
@@ -330,7 +337,8 @@ def run(
     ):
         for size in sizes:
             rows += _size(size, dsn, cfg, Path(tmp), log)
-    return {"sizes": sizes, "rows": rows, "runs": cfg["runs"], "pg_ours_max": PG_OURS_MAX}
+    return {"sizes": sizes, "rows": rows, "runs": cfg["runs"], "pg_ours_max": PG_OURS_MAX,
+            "fills": cfg["fills"]}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
