@@ -16,6 +16,7 @@ answer from.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import sys
@@ -108,6 +109,7 @@ class Driver(Protocol):
     async def ingest(self, s: ClientSession, fact: PeerFact) -> None: ...
     async def update(self, s: ClientSession, old: PeerFact, new: PeerFact) -> None: ...
     async def search(self, s: ClientSession, query: str) -> str: ...
+    def hits(self, answer: str) -> int: ...
     def disk_bytes(self, tmp: Path) -> int: ...
 
 
@@ -149,6 +151,11 @@ class ReferenceMemoryServer:
     async def search(self, s: ClientSession, query: str) -> str:
         return _text(await s.call_tool("search_nodes", {"query": query}))
 
+    def hits(self, answer: str) -> int:
+        # Each observation is one hit (a fact); entities and relations carry them.
+        graph = json.loads(answer)
+        return sum(len(e.get("observations", [])) for e in graph.get("entities", []))
+
     def disk_bytes(self, tmp: Path) -> int:
         path = tmp / "memory.jsonl"
         return path.stat().st_size if path.exists() else 0
@@ -189,6 +196,10 @@ class ChronoMemServer:
 
     async def search(self, s: ClientSession, query: str) -> str:
         return _text(await s.call_tool("chronomem_recall", {"query": query, "limit": 10}))
+
+    def hits(self, answer: str) -> int:
+        # One line per fact or episode; "nothing recalled" is none.
+        return 0 if answer == "nothing recalled" else len(answer.splitlines())
 
     def disk_bytes(self, tmp: Path) -> int:
         return sum(p.stat().st_size for p in tmp.glob("chronomem.db*") if p.is_file())
@@ -292,6 +303,10 @@ async def _measure(
             ),
             "disk_mb": driver.disk_bytes(tmps[name]) / 1e6,
             "answer_tokens": sum(estimate_tokens(t) for t in answers) / max(1, len(answers)),
+            # The servers return different numbers of hits (the reference an entity's
+            # observations, chronomem its ten best): the cost of the same hit, side by side.
+            "tokens_per_hit": sum(estimate_tokens(t) for t in answers)
+            / max(1, sum(driver.hits(t) for t in answers)),
         }
     return list(rows.values())
 

@@ -232,6 +232,7 @@ def peer_tables(rows: list[dict[str, Any]]) -> list[str]:
         "stale after update",
         "current after update",
         "tokens per answer",
+        "tokens per hit",
     ]
     ok = [
         [
@@ -242,6 +243,7 @@ def peer_tables(rows: list[dict[str, Any]]) -> list[str]:
             _rate(r["stale_after_update"]),
             _rate(r["current_after_update"]),
             f"{r['answer_tokens']:,.0f}",
+            f"{r['tokens_per_hit']:,.1f}" if "tokens_per_hit" in r else "n/a",
         ]
         for r in rows
     ]
@@ -343,9 +345,10 @@ def peer_losses(rows: list[dict[str, Any]]) -> list[str]:
         for key, label, fmt in (
             ("start_s", "server start", "{:.2f} s"),
             ("answer_tokens", "tokens per answer (search by name)", "{:,.0f}"),
+            ("tokens_per_hit", "tokens per hit (search by name)", "{:,.1f}"),
             ("disk_mb", "size on disk", "{:.2f} MB"),
         ):
-            if cm[key] > ref[key]:
+            if key in cm and key in ref and cm[key] > ref[key]:
                 out.append(
                     f"- {size:,} facts, {label}: chronomem {fmt.format(cm[key])} vs "
                     f"reference {fmt.format(ref[key])}."
