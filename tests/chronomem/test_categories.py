@@ -27,3 +27,16 @@ def test_categories_of_active_facts_by_prefix(memory_target: MemoryTarget) -> No
     assert mem.categories(prefix="nothing") == []
     with pytest.raises(InvalidArgumentError, match="prefix"):
         mem.categories(prefix=3)  # type: ignore[arg-type]
+
+
+def test_categories_are_one_owners_in_code_point_order(memory_target: MemoryTarget) -> None:
+    mem = memory_target.open(owner="ardian")
+    other = memory_target.open(owner="beatrix")
+    for category in ("zebra", "Été", "été", "ab", "a", "日本"):
+        mem.remember(f"a fact filed under {category}", category=category)
+    other.remember("not Ardian's", category="b")
+    expected = ["a", "ab", "zebra", "Été", "été", "日本"]
+    assert mem.categories() == expected == sorted(expected)
+    assert mem.categories(prefix="a") == ["a", "ab"]
+    assert mem.categories(prefix="é") == ["été"]
+    assert other.categories() == ["b"]

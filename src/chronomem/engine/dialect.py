@@ -110,6 +110,9 @@ class Dialect(Protocol):
     serial)."""
     null_safe_equal: str
     """The operator that compares with NULL as a value (``IS`` / ``IS NOT DISTINCT FROM``)."""
+    byte_order: str
+    """Appended to a text column so it compares byte by byte, as the index of categories
+    orders it ("" on SQLite, whose default is bytes; ``COLLATE "C"`` on PostgreSQL)."""
 
     def json_array(self, column: str) -> str:
         """An aggregate gathering ``column`` into a JSON array, as text."""

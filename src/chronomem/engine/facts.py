@@ -156,15 +156,29 @@ def timeline_rows(conn: Conn, owner: str, key: str) -> list[FactRow]:
 
 
 def categories(conn: Conn, owner: str, prefix: str) -> list[str]:
-    """The distinct categories of the owner's active facts starting with ``prefix``, sorted
-    (``substr``, not ``LIKE``: a ``%`` or ``_`` in the prefix is a character)."""
+    """The distinct categories of the owner's active facts starting with ``prefix``, sorted.
+
+    A skip scan of the categories index: one probe per distinct category (the next one after
+    the last found), so the cost follows the categories, not the facts holding them (100,000
+    facts in 5,000 namespaces of the LangGraph store: 5,000 probes, not a 100,000-row scan).
+    In byte order, every category starting with ``prefix`` follows it, contiguously."""
+    collate = conn.dialect.byte_order
+    active = """FROM chronomem_facts WHERE owner = ? AND kind = 'fact'
+                 AND invalidated_at IS NULL AND category IS NOT NULL"""
     rows = conn.execute(
-        """SELECT DISTINCT category FROM chronomem_facts
-           WHERE owner = ? AND kind = 'fact' AND invalidated_at IS NULL
-             AND category IS NOT NULL AND substr(category, 1, ?) = ?""",
-        (owner, len(prefix), prefix),
+        f"""WITH RECURSIVE found(category) AS (
+                SELECT (SELECT min(category{collate}) {active} AND category{collate} >= ?)
+                UNION ALL
+                SELECT (SELECT min(category{collate}) {active}
+                        AND category{collate} > found.category{collate})
+                FROM found
+                WHERE found.category IS NOT NULL AND substr(found.category, 1, ?) = ?
+            )
+            SELECT category FROM found
+            WHERE category IS NOT NULL AND substr(category, 1, ?) = ?""",
+        (owner, prefix, owner, len(prefix), prefix, len(prefix), prefix),
     ).fetchall()
-    return sorted(str(r[0]) for r in rows)
+    return [str(r[0]) for r in rows]
 
 
 def counts(conn: Conn, owner: str) -> Counts:

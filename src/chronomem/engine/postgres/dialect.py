@@ -110,6 +110,7 @@ class PostgresDialect:
 
     for_update = " FOR UPDATE"
     null_safe_equal = "IS NOT DISTINCT FROM"
+    byte_order = ' COLLATE "C"'
 
     def json_array(self, column: str) -> str:
         """``json_agg`` cast to text, so both engines hand back the same string."""

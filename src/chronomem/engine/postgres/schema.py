@@ -161,8 +161,16 @@ CREATE TABLE IF NOT EXISTS chronomem_mentions (
 )
 """
 
+# Version 7 (issue 21): the active facts' categories, indexed in byte order, so listing them
+# (the LangGraph store's ``list_namespaces``) probes once per category instead of scanning
+# every fact.
+_V7 = """
+CREATE INDEX chronomem_facts_by_category ON chronomem_facts(owner, category COLLATE "C")
+    WHERE kind = 'fact' AND invalidated_at IS NULL AND category IS NOT NULL
+"""
+
 # Index i holds the statements that take the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
+_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 # The steps after which every item is indexed again.
 _REINDEX_AFTER = frozenset({_V3})
 SCHEMA_VERSION = len(_MIGRATIONS)

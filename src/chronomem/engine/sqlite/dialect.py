@@ -30,6 +30,7 @@ class SQLiteDialect:
 
     for_update = ""
     null_safe_equal = "IS"
+    byte_order = ""
 
     def json_array(self, column: str) -> str:
         """``json_group_array``: already text."""

@@ -307,6 +307,14 @@ def _v9(conn: SQLiteConnection) -> None:
     _script(_V9)(conn)
 
 
+# Version 10 (issue 21): the active facts' categories, indexed, so listing them (the LangGraph
+# store's ``list_namespaces``) probes once per category instead of scanning every fact.
+_V10 = """
+CREATE INDEX chronomem_facts_by_category ON chronomem_facts(owner, category)
+    WHERE kind = 'fact' AND invalidated_at IS NULL AND category IS NOT NULL
+"""
+
+
 # Index i holds the step that takes the schema from version i to i + 1.
 _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _script(_V1),
@@ -318,6 +326,7 @@ _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _v7,
     _v8,
     _v9,
+    _script(_V10),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
