@@ -52,6 +52,7 @@ from .store import (
     IdempotentStore,
     RestorableStore,
     Store,
+    TailStore,
 )
 
 if TYPE_CHECKING:
@@ -102,4 +103,5 @@ __all__ = [
     "RestoreUnsupportedError",
     "Store",
     "StoreError",
+    "TailStore",
 ]

@@ -35,6 +35,7 @@ __all__ = [
     "IdempotentStore",
     "RestorableStore",
     "Store",
+    "TailStore",
 ]
 
 
@@ -219,4 +220,20 @@ class ErasableStore(Store, Protocol):
         """Delete every chronicum and actum of ``owner_id`` in one transaction; return how
         many of each were removed. Other owners' chronica, even of the same IDs, are
         untouched; erasing an owner with nothing stored removes nothing (counts of 0)."""
+        ...
+
+
+@runtime_checkable
+class TailStore(Store, Protocol):
+    """A store that names a chronicum's newest acta by ID alone, without building them.
+
+    Optional: what a reader that keeps what it has read (the OpenAI Agents adapter) asks
+    on every read, to learn whether anything was appended since, which is usually nothing
+    or only its own last write. Building acta to compare their IDs costs several times the
+    query; a reader falls back to :meth:`Store.acta` on a store without it.
+    """
+
+    def acta_ids(self, chronicum_id: str, *, owner_id: str, last_n: int = 0) -> list[str]:
+        """The IDs of what :meth:`Store.acta` returns with ``last_n`` and no filters, in
+        the same order (oldest first); :class:`chronica.ChronicumNotFoundError` as it."""
         ...

@@ -7,6 +7,7 @@ from chronica.storeconformance import (
     IdempotentStoreContract,
     RestorableStoreContract,
     StoreContract,
+    TailStoreContract,
 )
 from chronica.stores.inmemory import InMemoryStore
 
@@ -37,5 +38,10 @@ class TestInMemoryStoreBrowsing(BrowsableStoreContract):
 
 
 class TestInMemoryStoreErasing(ErasableStoreContract):
+    def make_store(self) -> InMemoryStore:
+        return InMemoryStore()
+
+
+class TestInMemoryStoreTail(TailStoreContract):
     def make_store(self) -> InMemoryStore:
         return InMemoryStore()

@@ -15,6 +15,7 @@ from chronica.storeconformance import (
     IdempotentStoreContract,
     RestorableStoreContract,
     StoreContract,
+    TailStoreContract,
 )
 from chronica.stores import _sqlite_rows
 from chronica.stores.sqlite import SQLiteStore
@@ -56,6 +57,13 @@ class TestSQLiteStoreBrowsing(BrowsableStoreContract):
 
 
 class TestSQLiteStoreErasing(ErasableStoreContract):
+    @pytest.fixture
+    def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
+        with SQLiteStore(tmp_path / "chronica.db") as store:
+            yield store
+
+
+class TestSQLiteStoreTail(TailStoreContract):
     @pytest.fixture
     def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
         with SQLiteStore(tmp_path / "chronica.db") as store:

@@ -42,11 +42,18 @@ class Log:
     """The acta of one chronicum that the session has read: a suffix of it, oldest first.
 
     ``fetch(n)`` returns the chronicum's last ``n`` acta (all when ``n`` is 0), oldest
-    first, or an empty list when there is no chronicum yet.
+    first, or an empty list when there is no chronicum yet; ``fetch_ids(n)``, if given, the
+    IDs of those acta alone (see :class:`chronica.TailStore`), which is all a read that
+    finds nothing new, or only the session's own write, needs.
     """
 
-    def __init__(self, fetch: Callable[[int], list[Actum]]) -> None:
+    def __init__(
+        self,
+        fetch: Callable[[int], list[Actum]],
+        fetch_ids: Callable[[int], list[str]] | None = None,
+    ) -> None:
         self._fetch = fetch
+        self._fetch_ids = fetch_ids
         self._entries: list[_Entry] = []
         self._complete = False  # the entries start at the chronicum's first actum
         self._pending: list[_Entry] = []  # written by this session since the last read
@@ -81,6 +88,12 @@ class Log:
         """Append the acta stored since the newest one held, fetching more until it is met."""
         newest = self._entries[-1][0]
         pending, self._pending = self._pending, []
+        if self._fetch_ids is not None:
+            # By ID alone: the newest held, then what this session wrote since, if anything.
+            if self._fetch_ids(len(pending) + 1) == [newest, *(entry[0] for entry in pending)]:
+                self._entries.extend(pending)
+                return
+            pending = []  # something else was written: read it as written
         n = len(pending) + 1 if pending else _FIRST_PROBE
         while True:
             acta = self._fetch(n)

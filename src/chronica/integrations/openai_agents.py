@@ -54,6 +54,7 @@ from chronica import (
     InvalidActumError,
     InvalidArgumentError,
     Store,
+    TailStore,
 )
 from chronica._validation import check_chronicum_id, check_owner
 
@@ -131,7 +132,11 @@ class ChronicaSession:
         self._calls = itertools.count()
         self._failed: dict[str, int] = {}  # batch digest -> the call number to retry with
         self._lock = threading.Lock()
-        self._log = Log(self._fetch)  # what this object has read, so reads decode only news
+        # What this object has read, so reads decode only news (and, on a TailStore, a read
+        # that finds nothing new or only this session's write builds no actum at all).
+        self._log = Log(
+            self._fetch, self._fetch_ids if isinstance(self._store, TailStore) else None
+        )
 
     @property
     def owner(self) -> str:
@@ -204,6 +209,14 @@ class ChronicaSession:
     def _fetch(self, last_n: int) -> list[Actum]:
         try:
             return self._chronicarius.get_acta(self._owner, self.session_id, last_n=last_n)
+        except ChronicumNotFoundError:
+            return []
+
+    def _fetch_ids(self, last_n: int) -> list[str]:
+        try:
+            return cast("TailStore", self._store).acta_ids(
+                self.session_id, owner_id=self._owner, last_n=last_n
+            )
         except ChronicumNotFoundError:
             return []
 

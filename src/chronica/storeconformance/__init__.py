@@ -15,7 +15,8 @@ A backend proves itself by subclassing these classes with a factory::
 A store that can take back exports also subclasses :class:`RestorableStoreContract`; one
 that writes batches in one transaction, :class:`BatchStoreContract`; one that can be paged
 through, :class:`BrowsableStoreContract`; one that can erase an owner,
-:class:`ErasableStoreContract`.
+:class:`ErasableStoreContract`; one that names its newest acta by ID,
+:class:`TailStoreContract`.
 
 Each test gets a fresh store from ``make_store``; if the store has a ``close()`` method it
 is called afterwards. A factory that needs pytest fixtures (a database URL, a temporary
@@ -34,6 +35,7 @@ from ._erase import ErasableStoreContract
 from ._idempotent import IdempotentStoreContract
 from ._restore import RestorableStoreContract
 from ._store import StoreContract
+from ._tail import TailStoreContract
 
 __all__ = [
     "OWNER",
@@ -44,6 +46,7 @@ __all__ = [
     "OwnerView",
     "RestorableStoreContract",
     "StoreContract",
+    "TailStoreContract",
     "make_actum",
     "run_together",
 ]

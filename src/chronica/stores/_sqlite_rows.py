@@ -24,6 +24,7 @@ __all__ = [
     "CREATE",
     "INSERT",
     "INSERT_ONCE",
+    "LAST_IDS",
     "RESTORE",
     "actum_params",
     "row_actum",
@@ -61,6 +62,10 @@ RESTORE = (
 BY_KEY = (
     f"SELECT {COLUMNS} FROM chronica_acta "
     "WHERE owner_id = ? AND chronicum_id = ? AND idempotency_key = ?"
+)
+# The newest first, by the (owner, chronicum, seq) index; LIMIT -1 means no limit.
+LAST_IDS = (
+    "SELECT id FROM chronica_acta WHERE owner_id = ? AND chronicum_id = ? ORDER BY seq DESC LIMIT ?"
 )
 CHRONICUM = "SELECT id, owner_id, created_at FROM chronica_chronica WHERE owner_id = ? AND id = ?"
 CREATE = "INSERT OR IGNORE INTO chronica_chronica (owner_id, id, created_at) VALUES (?, ?, ?)"

@@ -38,7 +38,8 @@ class _Session:
 
 
 class InMemoryStore:
-    """A :class:`chronica.BatchStore` and :class:`chronica.RestorableStore` in a dict.
+    """A :class:`chronica.BatchStore`, :class:`chronica.TailStore` and
+    :class:`chronica.RestorableStore` in a dict.
 
     Also a :class:`chronica.BrowsableStore` and a :class:`chronica.ErasableStore`.
     """
@@ -138,6 +139,12 @@ class InMemoryStore:
                         break
         chosen.reverse()
         return chosen
+
+    def acta_ids(self, chronicum_id: str, *, owner_id: str, last_n: int = 0) -> list[str]:
+        """The IDs of the chronicum's last ``last_n`` acta (all when 0), oldest first."""
+        with self._lock:
+            acta = self._session(owner_id, chronicum_id).acta
+            return [actum.id for actum in (acta[-last_n:] if last_n > 0 else acta)]
 
     def chronica(self) -> list[Chronicum]:
         """Every chronicum of every owner, in the order they were created (for export)."""

@@ -57,7 +57,8 @@ _MAX_BUSY_TIMEOUT = (2**31 - 1) / 1000
 class SQLiteStore:
     """A :class:`chronica.IdempotentStore` in one SQLite file, shared by threads and processes.
 
-    Also a :class:`chronica.BatchStore` and a :class:`chronica.RestorableStore`, for
+    Also a :class:`chronica.BatchStore`, a :class:`chronica.TailStore` and a
+    :class:`chronica.RestorableStore`, for
     :meth:`chronica.Chronicarius.restore`.
     Chronica are keyed by ``(owner_id, chronicum_id)`` and actum IDs are unique in the file.
 
@@ -238,6 +239,19 @@ class SQLiteStore:
             ):
                 raise ChronicumNotFoundError(chronicum_id)
         return sql.rows_acta(chronicum_id, rows)
+
+    def acta_ids(self, chronicum_id: str, *, owner_id: str, last_n: int = 0) -> list[str]:
+        """The IDs of the chronicum's last ``last_n`` acta (all when 0), oldest first."""
+        with _Lease(self) as conn:
+            if not self._readable(conn):
+                raise ChronicumNotFoundError(chronicum_id)
+            rows = conn.execute(sql.LAST_IDS, (owner_id, chronicum_id, last_n or -1)).fetchall()
+            if (
+                not rows
+                and conn.execute(sql.CHRONICUM, (owner_id, chronicum_id)).fetchone() is None
+            ):
+                raise ChronicumNotFoundError(chronicum_id)
+        return [actum_id for (actum_id,) in reversed(rows)]
 
     def chronica(self) -> list[Chronicum]:
         """Every chronicum of every owner, in the order they were created (for export)."""

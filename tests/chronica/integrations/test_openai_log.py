@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from chronica import Actum, Chronicarius
+import pytest
+
+from chronica import Actum, Chronicarius, TailStore
 from chronica.integrations.openai_agents import ChronicaSession
 from chronica.stores.inmemory import InMemoryStore
 
@@ -14,17 +16,28 @@ OWNER, SID = "ardian", "dinner-friday"
 
 
 class Counting(InMemoryStore):
-    """An in-memory store that records the ``last_n`` of every window read."""
+    """An in-memory store that records every window read: ``("acta", last_n)`` for acta,
+    ``("ids", last_n)`` for their IDs alone."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.windows: list[int] = []
+        self.windows: list[tuple[str, int]] = []
 
     def acta(
         self, chronicum_id: str, *, owner_id: str, last_n: int = 0, **kinds: Any
     ) -> list[Actum]:
-        self.windows.append(last_n)
+        self.windows.append(("acta", last_n))
         return super().acta(chronicum_id, owner_id=owner_id, last_n=last_n, **kinds)
+
+    def acta_ids(self, chronicum_id: str, *, owner_id: str, last_n: int = 0) -> list[str]:
+        self.windows.append(("ids", last_n))
+        return super().acta_ids(chronicum_id, owner_id=owner_id, last_n=last_n)
+
+
+class CountingWithoutIDs(Counting):
+    """The same store without ``acta_ids``: not a :class:`chronica.TailStore`."""
+
+    acta_ids = None  # type: ignore[assignment]  # how a protocol member is taken away
 
 
 def _says(*texts: str) -> list[Any]:
@@ -36,9 +49,15 @@ def _other(store: InMemoryStore, text: str) -> None:
     asyncio.run(ChronicaSession(SID, owner=OWNER, store=store).add_items(_says(text)))
 
 
-def test_the_read_after_a_turn_fetches_the_turn_and_one_more_in_one_call() -> None:
-    store = Counting()
+@pytest.mark.parametrize("store_type", [Counting, CountingWithoutIDs], ids=["ids", "acta"])
+def test_the_read_after_a_turn_fetches_the_turn_and_one_more_in_one_call(
+    store_type: type[Counting],
+) -> None:
+    store = store_type()
     session = ChronicaSession(SID, owner=OWNER, store=store)
+    # On a TailStore the check is by ID alone and builds no actum; else the acta are read.
+    asked = "ids" if isinstance(store, TailStore) else "acta"
+    assert asked == ("ids" if store_type is Counting else "acta")
 
     async def loop() -> None:
         await session.add_items(_says("a", "b"))
@@ -48,18 +67,21 @@ def test_the_read_after_a_turn_fetches_the_turn_and_one_more_in_one_call() -> No
             await session.add_items(_says(*(f"{turn}.{i}" for i in range(5))))
             got = await session.get_items(limit=20)
             assert got[-5:] == _says(*(f"{turn}.{i}" for i in range(5)))
-            assert store.windows == [6]
+            assert store.windows == [(asked, 6)]
         await session.pop_item()
         await session.clear_session()
         store.windows.clear()
         assert await session.get_items() == []
-        assert store.windows == [3]  # the retraction and the clear marker, and one more
+        assert store.windows == [(asked, 3)]  # the retraction and the clear marker, and one more
 
     asyncio.run(loop())
 
 
-def test_another_writers_acta_before_between_or_after_its_own_are_read() -> None:
-    store = InMemoryStore()
+@pytest.mark.parametrize("store_type", [InMemoryStore, CountingWithoutIDs], ids=["ids", "acta"])
+def test_another_writers_acta_before_between_or_after_its_own_are_read(
+    store_type: type[InMemoryStore],
+) -> None:
+    store = store_type()
     session = ChronicaSession(SID, owner=OWNER, store=store)
     asyncio.run(session.add_items(_says("mine 1")))
     asyncio.run(session.get_items())
