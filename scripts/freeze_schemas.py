@@ -49,6 +49,7 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("chronomem", "sqlite", 7, "fa600932c43cebcc1013ec2ec40b854160cfea6d"),
     ("chronomem", "sqlite", 8, "59763c993f5b10c555b9948bacdc288e0d057c78"),
     ("chronomem", "sqlite", 9, "08ad2bf489b4fdb2e8b6c5d86d0495ba20326048"),
+    ("chronomem", "sqlite", 10, "976b01ae9d998f382e745e760ac015bca9f32248"),
     ("chronomem", "postgres", 1, "f7063721cf18f84f29a7eece23602c1c9e9e229f"),
     ("chronomem", "postgres", 2, "c3d31a2829499d7ed4ff7bef0a90fa9eee528aab"),
     ("chronomem", "postgres", 3, "337299b1c6531cf86ee8c380e29a52406979f23a"),
@@ -56,6 +57,7 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     # Version 5 shipped as the content-key step (issue 18); today that step is the 6th.
     ("chronomem", "postgres", 5, "fa600932c43cebcc1013ec2ec40b854160cfea6d"),
     ("chronomem", "postgres", 6, "59763c993f5b10c555b9948bacdc288e0d057c78"),
+    ("chronomem", "postgres", 7, "976b01ae9d998f382e745e760ac015bca9f32248"),
     ("chronica", "sqlite", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
     ("chronica", "sqlite", 2, "f93cda7da764eab98f8f93f0f99888258d2d73ae"),
     ("chronica", "postgres", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
