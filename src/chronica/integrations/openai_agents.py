@@ -236,7 +236,7 @@ class ChronicaSession:
             item_actum(i, item, chronicum_id=self.session_id, owner=self._owner, agent=self._agent)
             for i, item in enumerate(batch)
         ]
-        keys = [f"{_KEY}:{self._nonce}:{call}:{i}" for i in range(len(acta))]
+        keys = [f"{_KEY}:{self._nonce}:{call:012}:{i:06}" for i in range(len(acta))]
         try:
             stored = self._chronicarius.record_acta(self._owner, acta, idempotency_keys=keys)
         except (InvalidActumError, ChronicaTypeError):
