@@ -184,8 +184,11 @@ class ChronoMemStore(BaseStore):
         want = max(op.offset + op.limit, 0)
         asked = min(max(self.candidates, 4 * want), _QUERY_CAP)
         where = pushed_down(op.filter) or None
+        category = self._sole_category(op.namespace_prefix)
         while True:
-            found = self.memory.recall(query, kinds=["fact"], limit=asked, where=where)
+            found = self.memory.recall(
+                query, kinds=["fact"], limit=asked, where=where, category=category
+            )
             kept: dict[tuple[tuple[str, ...], str], tuple[Stored, float]] = {}
             for fact in found:
                 s = stored(fact)  # type: ignore[arg-type]  # kinds=["fact"]: only facts
@@ -198,6 +201,16 @@ class ChronoMemStore(BaseStore):
             asked = min(asked * 4, _QUERY_CAP)
         page = list(kept.values())[op.offset : op.offset + op.limit]
         return [_search_item(s, score) for s, score in page]
+
+    def _sole_category(self, prefix: tuple[str, ...]) -> str | None:
+        """The category of the one namespace under ``prefix``, if there is just one (the usual
+        ``search(("memories", user), query=...)``): recall then keeps to it inside its
+        channels, before its limit, instead of ranking every item and dropping the others."""
+        namespaces = self._namespaces(prefix)
+        if len(namespaces) != 1:
+            return None
+        category = category_of(next(iter(namespaces)))
+        return category if namespace_of(category) is not None else None
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         conditions = op.match_conditions or ()
