@@ -3,6 +3,8 @@
 Issue 11's goal for the two framework adapters: at least 3x faster than the framework's own
 persistent store at the same durability (``synchronous``) setting, on every operation and at
 every session length measured, with the adapter's last-20 read flat as the session grows.
+Issue 23 replaced it for the ADK service: at least ADK's own services' speed (1.0x)
+everywhere, ``Runner.run_async``'s pattern included (each matrix's ``goal``).
 The README (``scripts/readme_tables.py``) prints this; it imports no framework, so it renders
 on a machine without the ``agents`` or ``google.adk`` packages. ``bench/results.md`` prints
 each matrix's full table (:func:`scripts.matrix.adapters_openai.render` and its ADK twin).
@@ -30,6 +32,7 @@ class _Matrix:
     length: str  # the row field holding the session length, and its unit
     ops: tuple[tuple[str, str], ...]  # (field, label)
     window: str  # the label of the last-20 read
+    goal: float = 3.0  # the framework store's p50 over the adapter's, at least (SPEEDUP_GOAL)
 
 
 _MATRICES = (
@@ -55,8 +58,11 @@ _MATRICES = (
             ("append_ms", "`append_event`"),
             ("window_ms", "`get_session(num_recent_events=20)`"),
             ("all_ms", "`get_session()`"),
+            ("runner_read_ms", "Runner: `get_session()` after an invocation"),
+            ("runner_turn_ms", "Runner: 4 `append_event` (an invocation) after that read"),
         ),
         "`get_session(num_recent_events=20)`",
+        goal=1.0,  # issue 23: at least ADK's own services' speed, everywhere
     ),
 )
 
@@ -84,13 +90,18 @@ def _pairs(m: _Matrix, section: dict[str, Any]) -> list[tuple[str, str, str]]:
     return [(ours[sync], name, sync) for name, sync in theirs if sync in ours]
 
 
+def _measured(m: _Matrix, by: dict[tuple[str, str, int], dict[str, Any]]) -> list[tuple[str, str]]:
+    """The operations the rows hold (a run from before the Runner pattern has no such rows)."""
+    return [(key, label) for key, label in m.ops if all(key in row for row in by.values())]
+
+
 def _table(m: _Matrix, section: dict[str, Any]) -> list[str]:
     by, sizes = _index(m, section), section["sizes"]
     header = ["framework store", "synchronous", "operation"]
     header += [f"{n:,} {m.length}: theirs / adapter p50 (ms)" for n in sizes]
     body = []
     for ours, theirs, sync in _pairs(m, section):
-        for key, label in m.ops:
+        for key, label in _measured(m, by):
             cells = []
             for n in sizes:
                 a, b = by[(theirs, sync, n)][key]["p50"], by[(ours, sync, n)][key]["p50"]
@@ -108,7 +119,7 @@ def adapter_verdicts(results: dict[str, Any]) -> list[Verdict]:
             continue
         by, sizes = _index(m, section), section["sizes"]
         for ours, theirs, sync in _pairs(m, section):
-            for key, label in m.ops:
+            for key, label in _measured(m, by):
                 speedups = {
                     n: by[(theirs, sync, n)][key]["p50"] / by[(ours, sync, n)][key]["p50"]
                     for n in sizes
@@ -118,11 +129,11 @@ def adapter_verdicts(results: dict[str, Any]) -> list[Verdict]:
                 out.append(
                     Verdict(
                         f"{_short(ours)} vs {_short(theirs)}, {sync}, {label}",
-                        f">= {SPEEDUP_GOAL:g}x faster",
+                        f">= {m.goal:g}x faster" if m.goal > 1 else f">= {m.goal:g}x its speed",
                         f"{low:.2f}x{' (slower)' if low < 1 else ''}, worst at {worst:,} "
                         f"{m.length}",
-                        low >= SPEEDUP_GOAL,
-                        "" if low >= SPEEDUP_GOAL else f"{low / SPEEDUP_GOAL:.0%} of the goal",
+                        low >= m.goal,
+                        "" if low >= m.goal else f"{low / m.goal:.0%} of the goal",
                     )
                 )
         small, large = sizes[0], sizes[-1]

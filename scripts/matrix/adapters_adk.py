@@ -10,7 +10,12 @@ size every service is measured on:
   the checkpoint;
 - **last-20**: ``get_session`` with ``GetSessionConfig(num_recent_events=20)``, which must
   stay flat as the session grows;
-- **all**: ``get_session()``, the whole history, which is what ``Runner`` reads by default.
+- **all**: ``get_session()``, the whole history, which is what ``Runner`` reads by default;
+- **Runner read / Runner invocation**: ``Runner.run_async``'s own pattern on the one growing
+  session: ``get_session`` with the run config's ``get_session_config`` (None by default: the
+  whole session), then ``append_event`` on the session it returned for the user message and
+  each model and tool event (a call, its response, the reply), each part timed. The tight
+  loops above hide what a read costs right after the writes (the case every invocation is in).
 
 The services and their SQLite settings (ADK's read back from its connections; chronica's is
 its store option, applied to every connection it opens):
@@ -55,6 +60,7 @@ __all__ = ["render", "run"]
 
 _SYNCS: tuple[Literal["FULL", "NORMAL"], ...] = ("FULL", "NORMAL")
 _READS = 30
+_INVOCATIONS = 8  # Runner invocations per checkpoint (each adds 4 events)
 _APPEND_SAMPLE = 200
 _APP, _USER = "bench", "bench"
 _OURS = "ChronicaSessionService (chronica SQLiteStore)"
@@ -195,7 +201,7 @@ async def _read(subject: _Subject, config: GetSessionConfig | None) -> Session |
 async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, Any]]:
     for subject in subjects:
         subject.session = await subject.service.create_session(app_name=_APP, user_id=_USER)
-    rows, done = [], 0
+    rows, done, invoked = [], 0, 100_000  # the invocations' events: turns of their own
     last20 = GetSessionConfig(num_recent_events=20)
     for size in sizes:
         before, waited = quiet.settle()  # bounded; a busy checkpoint is marked
@@ -204,11 +210,15 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
         for i in range(done, size):
             fresh = {id(subject): _event(i) for subject in subjects}  # built outside the timing
             await _each(subjects, "append_ms", _appending(fresh))
-        done = size
+        done = max(done, size)  # a small first size may be passed by the invocations already
         for _ in range(_READS):
             await _each(subjects, "window_ms", lambda s: _read(s, last20))
         for _ in range(max(3, _READS // 10)):
             await _each(subjects, "all_ms", lambda s: _read(s, None))
+        for _ in range(_INVOCATIONS):
+            await _invoke(subjects, [_event(invoked + k) for k in range(4)])
+            invoked += 4
+        done += 4 * _INVOCATIONS
         load = quiet.checkpoint(before, waited)
         for subject in subjects:
             await _check(subject, done, last20)
@@ -224,6 +234,24 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
                 | {name: _ms(values) for name, values in subject.samples.items()}
             )
     return rows
+
+
+async def _invoke(subjects: list[_Subject], events: list[Event]) -> None:
+    """One ``Runner.run_async`` invocation on every service in turn, as the runner calls it:
+    ``get_session(config=run_config.get_session_config)`` (None by default), then
+    ``append_event`` on the returned session for the user message, the tool call, the tool
+    response and the reply. Each service appends its own copies, built outside the timing."""
+    for subject in subjects:
+        fresh = [event.model_copy(deep=True) for event in events]
+        started = time.perf_counter()
+        session = await _read(subject, None)
+        read = time.perf_counter()
+        assert session is not None
+        for event in fresh:
+            await subject.service.append_event(session, event)
+        subject.session = session  # the fresh one: ADK's database service refuses a stale one
+        subject.samples.setdefault("runner_read_ms", []).append(read - started)
+        subject.samples.setdefault("runner_turn_ms", []).append(time.perf_counter() - read)
 
 
 def _appending(fresh: dict[int, Event]) -> Callable[[_Subject], Awaitable[Event]]:
@@ -272,7 +300,10 @@ _OPS = (
     ("append_ms", "append_event"),
     ("window_ms", "get_session(num_recent_events=20)"),
     ("all_ms", "get_session()"),
+    ("runner_read_ms", "Runner: get_session() after an invocation"),
+    ("runner_turn_ms", "Runner: append_event x4 (an invocation) after that read"),
 )
+_GOAL = 1.0  # issue 23: at least ADK's speed, everywhere
 
 
 def render(result: dict[str, Any]) -> str:
@@ -285,6 +316,8 @@ def render(result: dict[str, Any]) -> str:
         for size in result["sizes"]:
             ours, them = by[(_OURS, sync, size)], by[(theirs, sync, size)]
             for key, label in _OPS:
+                if key not in ours:  # a run from before the Runner pattern was measured
+                    continue
                 body.append([sync, f"{size:,}", label, theirs.split(" (")[0],
                              pct(ours[key], "p50", "p95"), pct(them[key], "p50", "p95"),
                              ratio(them[key]["p50"], ours[key]["p50"])])  # fmt: skip
@@ -307,20 +340,23 @@ _PAIRS = ((_DATABASE, "FULL"), (_DATABASE, "NORMAL"), (_SQLITE, "FULL"))
 
 
 def _verdicts(result: dict[str, Any]) -> list[str]:
-    """The goals, stated as met or missed: >= 3x on every operation, last-20 reads flat."""
+    """The goals (issue 23), stated as met or missed: >= 1.0x on every operation, and last-20
+    reads flat. A run made before the Runner pattern was measured has no such rows."""
     by = {(r["service"], r["synchronous"], r["events"]): r for r in result["rows"]}
     small, large = result["sizes"][0], result["sizes"][-1]
     out = []
     for theirs, sync in _PAIRS:
         for key, label in _OPS:
+            if key not in by[(_OURS, sync, small)]:
+                continue
             worst = min(
                 by[(theirs, sync, n)][key]["p50"] / by[(_OURS, sync, n)][key]["p50"]
                 for n in (small, large)
             )
-            verdict = "meets" if worst >= 3 else "misses"
+            verdict = "meets" if worst >= _GOAL else "misses"
             name = theirs.split(" (")[0]
-            out.append(f"- vs {name}, {sync}, {label}: at least {worst:.1f}x faster, "
-                       f"{verdict} the 3x goal.")  # fmt: skip
+            out.append(f"- vs {name}, {sync}, {label}: at least {worst:.2f}x its speed, "
+                       f"{verdict} the {_GOAL:.1f}x goal.")  # fmt: skip
     for sync in _SYNCS:
         growth = (
             by[(_OURS, sync, large)]["window_ms"]["p50"]
