@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
+from typing import Any
+
 import pytest
 
 from chronomem import InvalidArgumentError
+from chronomem.engine.facts import few_in_category
+from chronomem.recall.view import View
 from tests.chronomem.backends import MemoryTarget
 
 
@@ -40,3 +46,46 @@ def test_categories_are_one_owners_in_code_point_order(memory_target: MemoryTarg
     assert mem.categories(prefix="a") == ["a", "ab"]
     assert mem.categories(prefix="é") == ["été"]
     assert other.categories() == ["b"]
+
+
+class _Recording:
+    """A connection that keeps the statements run through it, to read their plans."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+        self.statements: list[tuple[str, tuple[Any, ...]]] = []
+
+    @property
+    def dialect(self) -> Any:
+        return self._conn.dialect
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Any:
+        self.statements.append((sql, tuple(parameters)))
+        return self._conn.execute(sql, parameters)
+
+
+def test_a_small_category_is_recalled_through_its_index(memory_target: MemoryTarget) -> None:
+    mem = memory_target.open(owner="ardian")
+    old = mem.remember("The hotel in Lisbon has a rooftop pool", category="trip.lisbon")
+    with mem.batch():  # a common word's postings, all newer and all in another category
+        for n in range(300):
+            mem.remember(f"Hotel offer {n} for the weekend", category="deals")
+    mem.remember("Lisbon trams are yellow", category="trip.lisbon")
+    found = mem.recall("which hotel?", category="trip.lisbon")
+    assert [f.id for f in found] == [old]
+    now = int(time.time() * 1_000_000) + 60_000_000  # the view of now (epoch microseconds)
+    view = View(owner="ardian", now=now, kinds=("fact",), category="trip.lisbon")
+    with mem._db.read() as conn:
+        recording = _Recording(conn)
+        few = few_in_category(recording, view.sql(), "trip.lisbon", 100)  # type: ignore[arg-type]
+        assert few is not None
+        assert len(few) == 2
+        deals = View(owner="ardian", now=now, kinds=("fact",), category="deals")
+        assert few_in_category(conn, deals.sql(), "deals", 100) is None  # 300: too many
+        [(sql, parameters)] = recording.statements
+        if memory_target.engine == "sqlite":
+            plan = conn.execute("EXPLAIN QUERY PLAN " + sql, parameters).fetchall()
+        else:
+            conn.execute("SET LOCAL enable_seqscan = off")  # a tiny table would be scanned
+            plan = conn.execute("EXPLAIN " + sql, parameters).fetchall()
+    assert "chronomem_facts_by_category" in " ".join(str(row) for row in plan)

@@ -24,6 +24,7 @@ __all__ = [
     "counts",
     "end_belief",
     "export_page",
+    "few_in_category",
     "has_session",
     "item_row",
     "mark_forgotten",
@@ -179,6 +180,23 @@ def categories(conn: Conn, owner: str, prefix: str) -> list[str]:
         (owner, prefix, owner, len(prefix), prefix, len(prefix), prefix),
     ).fetchall()
     return [str(r[0]) for r in rows]
+
+
+def few_in_category(
+    conn: Conn, view: tuple[str, Sequence[object]], category: str, limit: int
+) -> list[int] | None:
+    """The rowids of the active facts of ``category`` that pass ``view``, if there are at
+    most ``limit`` of them (else ``None``): read through the categories index, so asking
+    costs at most ``limit + 1`` probes however many facts the owner has."""
+    where, params = view
+    rows = conn.execute(
+        f"""SELECT f.rowid FROM chronomem_facts f
+            WHERE {where} AND f.kind = 'fact' AND f.invalidated_at IS NULL
+              AND f.category{conn.dialect.byte_order} = ?
+            LIMIT ?""",
+        (*params, category, limit + 1),
+    ).fetchall()
+    return None if len(rows) > limit else [int(r[0]) for r in rows]
 
 
 def counts(conn: Conn, owner: str) -> Counts:

@@ -32,6 +32,7 @@ from functools import lru_cache
 
 from chronomem._errors import InvalidArgumentError
 from chronomem.engine.dialect import Conn
+from chronomem.engine.facts import few_in_category
 from chronomem.recall.entities import (
     CHANNEL_DEPTH,
     HOP_GAIN,
@@ -188,6 +189,10 @@ def _lexical(
         return [], [], {}, 0.0
     rare = [t for t in terms if 0 < dfs.get(t, 0) <= RARE_DF]
     common = [t for t in terms if dfs.get(t, 0) > RARE_DF]
+    if (few := _few_visible(conn, view)) is not None:
+        # Every item the view lets through is a candidate: no posting needs walking (a
+        # common word's walk would otherwise pass every other category's items).
+        found, rare, common = [*few, *found], [], []
     rows = conn.dialect.pool(
         conn, view.owner, (rare, common), found, view.sql(), COMMON_DEPTH, asked.q.span
     )
@@ -211,6 +216,19 @@ def _lexical(
     overlap.sort(key=lambda o: (-o[1], -o[0]))
     jaccard = [o for o in overlap if o[1] > 0][:CHANNEL_DEPTH]
     return lexical, jaccard, meta, sight
+
+
+def _few_visible(conn: Conn, view: View) -> list[int] | None:
+    """Every item a view of one small category lets through (at most COMMON_DEPTH), or
+    ``None``. A filter that narrow would make the bounded walk of a common word's postings
+    pass every other item on its way (recall growing with the owner's data); the category's
+    index names its items in as many probes. Only the view of now, as believed now: the
+    index holds the facts active now."""
+    if view.category is None or not view.active_only:
+        return None
+    if view.as_of is not None or view.known_at is not None:
+        return None
+    return few_in_category(conn, view.sql(), view.category, COMMON_DEPTH)
 
 
 def _sight(
