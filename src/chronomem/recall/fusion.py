@@ -253,10 +253,11 @@ def _sight(
     if not wanted:  # only names ("When was Jon in Paris?"): the words are the question
         return 1.0
     # An item's context (the turns before it) counts: a question's words often sit there.
-    rows = {row.rowid: "".join(row.fields) for row in pool}
+    # Only the top items are read, so only theirs are joined (a pool holds hundreds).
+    rows = {row.rowid: row for row in pool}
     best = 0
     for rowid, _ in lexical[:SIGHT_DEPTH]:
-        text = rows[rowid]
+        text = "".join(rows[rowid].fields)
         best = max(best, sum(1 for t in wanted if t in text))
     return best / len(wanted)
 
