@@ -3,8 +3,10 @@
 Filling a million facts through ``remember`` takes the better part of an hour on a small
 machine, and the fill is not what the engines matrix measures. So the PostgreSQL copy of a
 filled file is loaded table by table with ``COPY``: row for row what chronomem's write path
-stored in SQLite, plus the postings and counters that its PostgreSQL dialect keeps (derived
-from the same stored terms; all counters in shard 0). The schema is created by ``ChronoMem``
+stored in SQLite (every table and column: facts, lexical columns, entities, semantic vectors,
+time mentions; a table it does not know fails the copy), plus the postings and counters that
+its PostgreSQL dialect keeps (derived from the same stored terms; all counters in shard 0), so
+both engines answer from the same data. The schema is created by ``ChronoMem``
 itself first, so the tables, indexes and version are the real ones.
 """
 
@@ -24,7 +26,8 @@ __all__ = ["copy_into_postgres"]
 _FACT_COLUMNS = (
     "rowid, id, owner, content, category, trust, confidence, source, metadata, entities, "
     "terms, attr, value, system_time, valid_from, valid_until, invalidated_at, superseded_by, "
-    "forgotten, forget_reason, kind, speaker, session, seq"
+    "forgotten, forget_reason, kind, speaker, session, seq, mentions, content_key, purged_at, "
+    "purge_reason"
 )
 _PLAIN = {
     "chronomem_facts": (_FACT_COLUMNS, _FACT_COLUMNS),
@@ -35,6 +38,8 @@ _PLAIN = {
     "chronomem_entities": ("id, owner, key, name", "id, owner, key, name"),
     "chronomem_fact_entities": ("entity_id, fact_rowid", "entity_id, fact_rowid"),
     "chronomem_entity_links": ("src, dst, weight", "src, dst, weight"),
+    "chronomem_vectors": ("item, vec", "item, vec"),
+    "chronomem_mentions": ("owner, at, item", "owner, at, item"),
 }
 
 
@@ -46,6 +51,26 @@ def _postings(source: sqlite3.Connection) -> Iterator[tuple[str, str, int]]:
     for owner, rowid, *columns in rows:
         for term in sorted({t for c in columns for t in c.split()}):
             yield owner, term, rowid
+
+
+# chronomem's SQLite tables that hold nothing a copy needs: the schema's version (PostgreSQL's
+# is made by ChronoMem), FTS5's own shadow tables (the postings are derived from ``chronomem_lex``).
+_NOT_COPIED = {"chronomem_schema"}
+_FTS_SHADOWS = ("chronomem_lex_",)
+
+
+def _check_covered(source: sqlite3.Connection) -> None:
+    """Refuse a file holding a table (or a facts column) this copy would leave behind."""
+    tables = {
+        name
+        for (name,) in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        if name.startswith("chronomem_") and not name.startswith(_FTS_SHADOWS)
+    }
+    missing = tables - set(_PLAIN) - _NOT_COPIED
+    columns = {row[1] for row in source.execute("PRAGMA table_info(chronomem_facts)")}
+    missing |= columns - {c.strip() for c in _FACT_COLUMNS.split(",")}
+    if missing:
+        raise RuntimeError(f"pg_copy does not copy {sorted(missing)}: add them")
 
 
 def _copy(conn: psycopg.Connection[Any], table: str, columns: str, rows: Any) -> int:
@@ -60,10 +85,11 @@ def _copy(conn: psycopg.Connection[Any], table: str, columns: str, rows: Any) ->
 def copy_into_postgres(sqlite_file: Path, url: str, schema: str) -> dict[str, int]:
     """Create ``schema`` (through ``ChronoMem``) and load ``sqlite_file``'s memory into it;
     returns the rows copied per table."""
-    ChronoMem(url, schema=schema).close()
-    counts: dict[str, int] = {}
     source = sqlite3.connect(f"file:{sqlite_file}?mode=ro", uri=True)
+    counts: dict[str, int] = {}
     try:
+        _check_covered(source)
+        ChronoMem(url, schema=schema).close()
         with psycopg.connect(url, options=f"-c search_path={schema}") as conn:
             with conn.transaction():
                 for table, (read, write) in _PLAIN.items():
