@@ -452,19 +452,17 @@ class ChronoMem:
     def unique_prefixes(self, ids: Iterable[str], *, shortest: int = 8) -> dict[str, str]:
         """For each of ``ids``, its shortest prefix (at least ``shortest`` characters) that
         starts no other fact id of this owner, as git abbreviates a commit: short ids a model
-        can read and give back (another owner's ids never count). Two look-ups per id in one
-        read, each a bounded range of the ids' index. An id no fact of this owner has still
+        can read and give back (another owner's ids never count). Two look-ups per id, each
+        a bounded range of the ids' index, in one statement. An id no fact of this owner has still
         gets a prefix that starts none of its facts."""
         n = check_positive("shortest", shortest) or 1
-        wanted = [check_id(i) for i in ids]
-        out: dict[str, str] = {}
+        wanted = list(dict.fromkeys(check_id(i) for i in ids))
         with self._db.read() as conn:
-            for fid in wanted:
-                if fid in out:
-                    continue
-                below, above = names.fact_neighbours(conn, self.owner, fid, fid[:n])
-                out[fid] = fid[: max(n, _common(fid, below) + 1, _common(fid, above) + 1)]
-        return out
+            around = names.fact_neighbours(conn, self.owner, wanted, n)
+        return {
+            fid: fid[: max(n, _common(fid, below) + 1, _common(fid, above) + 1)]
+            for fid, (below, above) in zip(wanted, around, strict=True)
+        }
 
     def contradictions(self) -> list[Contradiction]:
         """Groups of active facts (same entity, category and attribute) that disagree."""

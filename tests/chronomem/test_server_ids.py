@@ -61,6 +61,9 @@ def test_unique_prefixes_tell_an_id_from_its_neighbours_on_each_engine(
     # An id of no fact of hers gets a prefix that starts none of hers: between A and B.
     between = "01234567aaaa8" + "0" * 19
     assert ana.unique_prefixes([between]) == {between: between[:13]}
+    # More ids than one statement takes (a hundred): ids of no fact, near none of hers.
+    many = [f"{i:032x}" for i in range(150)] + [A]
+    assert ana.unique_prefixes(many) == {fid: fid[:8] for fid in many[:-1]} | {A: A[:12]}
 
 
 def test_resolve_gives_the_one_fact_a_prefix_names(mems: tuple[ChronoMem, ChronoMem]) -> None:
