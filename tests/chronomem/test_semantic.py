@@ -4,14 +4,18 @@ what shares no word with the question, on both engines, and unchanged when the c
 from __future__ import annotations
 
 import sqlite3
+import unicodedata
 from datetime import datetime, timezone
 from typing import Any
 
 import psycopg
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chronomem import ChronoMem
 from chronomem.recall.semantic import model as semantic_model
+from chronomem.recall.semantic import wordpiece as wp
 from chronomem.recall.semantic.model import DIM, load_model
 from chronomem.recall.semantic.wordpiece import WordPiece
 from tests.chronomem.backends import MemoryTarget
@@ -228,3 +232,41 @@ def test_recall_stays_bounded_on_a_memory_of_any_size(monkeypatch: pytest.Monkey
 
     small, large = vectors_read(20), vectors_read(2000)
     assert 0 < large <= small + 100
+
+
+def _reference_ids(wordpiece: WordPiece, text: str, limit: int = 256) -> list[int]:
+    """BERT's algorithm step by step, character by character, with no cache and no fast path
+    (what ``WordPiece.ids`` must equal)."""
+    cleaned = []
+    for ch in text:
+        category = unicodedata.category(ch)
+        if ord(ch) in (0, 0xFFFD):
+            continue
+        if ch in "\t\n\r" or category == "Zs":
+            cleaned.append(" ")
+        elif category.startswith("C"):
+            continue
+        elif wp._is_cjk(ord(ch)):
+            cleaned.append(f" {ch} ")
+        else:
+            cleaned.append(ch)
+    out: list[int] = []
+    for raw in "".join(cleaned).lower().split():
+        for word in wp._split_punctuation(wp._strip_accents(raw)):
+            out.extend(wordpiece._pieces(word))
+    return out[:limit]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(
+        alphabet=st.one_of(
+            st.characters(max_codepoint=127),  # ASCII, control characters included
+            st.sampled_from("éÉüßİ—…\u2019\u201c\u201d\u00a0\u3000\u200b\ufffd日本語한국어"),
+        ),
+        max_size=80,
+    )
+)
+def test_wordpiece_equals_the_step_by_step_algorithm(wordpiece: WordPiece, text: str) -> None:
+    assert wordpiece.ids(text) == _reference_ids(wordpiece, text)
+    assert wordpiece.ids(text) == _reference_ids(wordpiece, text)  # again, from its cache

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -149,12 +149,39 @@ def _first_sentence(content: str) -> str | None:
 def _tokens(text: str, entity_names: Sequence[str]) -> list[_Token]:
     owner: dict[int, str] = {}  # character offset -> key of the entity written there
     for name in sorted({n.strip() for n in entity_names if n.strip()}, key=len, reverse=True):
-        for m in _name_pattern(name).finditer(text):
-            if not any(i in owner for i in range(m.start(), m.end())):
-                owner.update(dict.fromkeys(range(m.start(), m.end()), entity_key(name)))
+        for start, end in _written_at(text, name):
+            if not any(i in owner for i in range(start, end)):
+                owner.update(dict.fromkeys(range(start, end), entity_key(name)))
     return [
         _Token(m.group(), m.group().lower(), owner.get(m.start())) for m in _TOKEN.finditer(text)
     ]
+
+
+def _written_at(text: str, name: str) -> Iterator[tuple[int, int]]:
+    """Where ``name`` is written in ``text`` as whole words, any case: (start, end) spans.
+
+    ASCII text and names (most of them) are searched with ``str.find`` on lower case; others
+    with a regular expression (Unicode case folding may change a string's length). Either
+    way the same spans: a bulk import meets thousands of new names, and compiling a pattern
+    for each cost more than reading the claim."""
+    if not (text.isascii() and name.isascii()):
+        yield from (m.span() for m in _name_pattern(name).finditer(text))
+        return
+    low, want = text.lower(), name.lower()
+    start = low.find(want)
+    while start != -1:
+        end = start + len(want)
+        if not (start and _is_word_char(low[start - 1])) and not (
+            end < len(low) and _is_word_char(low[end])
+        ):
+            yield start, end
+            start = low.find(want, end)  # finditer's matches never overlap
+        else:
+            start = low.find(want, start + 1)
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 @lru_cache(maxsize=4096)

@@ -39,8 +39,16 @@ def _is_cjk(cp: int) -> bool:
     )
 
 
+# _clean for ASCII text, as one translate: tab, newline and return are spaces, the other
+# control characters (category Cc) go. Most chat is ASCII; the loop below costs a category
+# lookup per character.
+_ASCII_CLEAN: dict[int, str | None] = {**dict.fromkeys((*range(32), 127)), 9: " ", 10: " ", 13: " "}
+
+
 def _clean(text: str) -> str:
     """Control characters dropped, whitespace made spaces, CJK characters spaced apart."""
+    if text.isascii():
+        return text.translate(_ASCII_CLEAN)
     out = []
     for ch in text:
         cp = ord(ch)
@@ -87,21 +95,23 @@ class WordPiece:
         self._vocab = {token: i for i, token in enumerate(self.vocabulary)}
         self._unknown = self._vocab[unknown]
         self._words: dict[str, tuple[int, ...]] = {}
+        """Ids per whitespace-separated word as lower-cased (bounded): chat repeats its words,
+        so most words skip accent stripping, punctuation splitting and the sub-word search."""
 
     def ids(self, text: str, limit: int = 256) -> list[int]:
         """The token ids of ``text``, at most ``limit`` of them (a sentence's meaning is in
         its first few hundred tokens; the bound keeps a huge input cheap)."""
         out: list[int] = []
         for raw in _clean(text).lower().split():
-            for word in _split_punctuation(_strip_accents(raw)):
-                pieces = self._words.get(word)
-                if pieces is None:
-                    pieces = self._pieces(word)
-                    if len(self._words) < 200_000:  # a bounded cache of known words
-                        self._words[word] = pieces
-                out.extend(pieces)
-                if len(out) >= limit:
-                    return out[:limit]
+            pieces = self._words.get(raw)
+            if pieces is None:
+                split = _split_punctuation(_strip_accents(raw))
+                pieces = tuple(i for word in split for i in self._pieces(word))
+                if len(self._words) < 200_000:  # a bounded cache of known words
+                    self._words[raw] = pieces
+            out.extend(pieces)
+            if len(out) >= limit:
+                return out[:limit]
         return out
 
     def _pieces(self, word: str) -> tuple[int, ...]:
