@@ -41,12 +41,15 @@ _WRITE_PATH = (
     "text",
     "claims",
     "recall/lexindex.py",
+    "recall/semantic",
     "_records.py",
     "_validate.py",
     "_model.py",
 )
 """chronomem's code that decides a filled file's bytes (schema, write path, entity extraction,
-terms, claims, import), as paths under the package: a folder stands for every module in it."""
+terms, claims, import, the semantic model's code and tables), as paths under the package: a
+folder stands for every module and model file in it."""
+_HASHED = ("*.py", "*.npy", "*.txt")
 _NOT_WRITE_PATH = ("engine/postgres",)
 """Folders under :data:`_WRITE_PATH` that never touch a SQLite file (every fill is SQLite)."""
 
@@ -60,7 +63,8 @@ def write_path_digest() -> str:
         path = root / name
         if not path.exists():
             raise FileNotFoundError(f"{path}: the write path moved; update _WRITE_PATH")
-        for module in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+        found = (m for pattern in _HASHED for m in path.rglob(pattern))
+        for module in sorted(found) if path.is_dir() else [path]:
             if module.relative_to(root).as_posix().startswith(_NOT_WRITE_PATH):
                 continue
             digest.update(module.relative_to(root).as_posix().encode())
