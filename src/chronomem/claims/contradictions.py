@@ -78,7 +78,8 @@ def conflicting_ids(
     claim: tuple[str, str] | None,
     entity_ids: Sequence[int],
 ) -> tuple[str, ...]:
-    """Ids of active facts the new claim contradicts (called before the new fact is stored)."""
+    """Ids of active facts the new claim contradicts; the same before the new fact is stored
+    or after (it holds the very value compared against, which ``value != ?`` leaves out)."""
     if claim is None or not entity_ids:
         return ()
     attr, value = claim

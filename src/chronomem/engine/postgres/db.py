@@ -175,6 +175,51 @@ def _snapshot(raw: psycopg.Connection[Any], search_path: str | None) -> Iterator
     raw.execute("COMMIT")
 
 
+@contextlib.contextmanager
+def _autocommit(raw: psycopg.Connection[Any]) -> Iterator[None]:
+    """The connection in autocommit mode while chronomem uses it, so the BEGIN it sends is the
+    only one: a borrowed pool's connections may not be, and psycopg would then open a
+    transaction of its own first (a round trip, and the READ ONLY snapshot's isolation level
+    refused with "already a transaction in progress"). The caller's setting is put back."""
+    if raw.autocommit:
+        yield
+        return
+    raw.autocommit = True
+    try:
+        yield
+    finally:
+        if raw.pgconn.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+            raw.autocommit = False
+
+
+@contextlib.contextmanager
+def _pipelined(raw: psycopg.Connection[Any], search_path: str | None) -> Iterator[None]:
+    """A write transaction in one pipeline: a statement waits for the server only when its
+    rows are read, BEGIN travels with the first statement that is, and the last statements,
+    the counters and COMMIT travel together, answered by the one Sync of the pipeline's end.
+
+    ``raw.transaction()`` would cost three more round trips: it nests pipelines, syncing once
+    after BEGIN, once before COMMIT and once after it. A savepoint of this transaction (a
+    nested write, :meth:`PostgresDatabase.write`) still uses it: it syncs first, so it sees
+    the transaction open and makes a savepoint, never a second BEGIN.
+    """
+    commit_sent = False
+    try:
+        with raw.pipeline():
+            raw.execute("BEGIN")
+            if search_path is not None:
+                raw.execute(f"SET LOCAL search_path TO {search_path}")
+            yield
+            raw.execute("COMMIT")
+            commit_sent = True  # a COMMIT that fails ends the transaction all the same
+    finally:
+        if not commit_sent and raw.pgconn.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            # The error that ended the write is the one to report, even if the rollback
+            # fails too (a broken connection): the pool discards such a connection.
+            with contextlib.suppress(psycopg.Error):
+                raw.execute("ROLLBACK")
+
+
 class PostgresDatabase:
     """A pool (owned, from a DSN, or borrowed) and chronomem's tables in ``schema``."""
 
@@ -228,17 +273,12 @@ class PostgresDatabase:
     @contextlib.contextmanager
     def _transaction(self, *, read_only: bool) -> Iterator[PostgresConnection]:
         try:
-            with self._pool.connection() as raw:
+            with self._pool.connection() as raw, _autocommit(raw):
                 if read_only:
                     with _snapshot(raw, None if self._owns_pool else self._quoted):
                         yield PostgresConnection(raw)
                     return
-                # Pipeline mode: a statement waits for the server only when its rows are
-                # read, so a write (a dozen statements per fact) waits only where it reads a
-                # row back, and at COMMIT; BEGIN travels with the first statement.
-                with raw.pipeline(), raw.transaction():
-                    if not self._owns_pool:
-                        raw.execute(f"SET LOCAL search_path TO {self._quoted}")
+                with _pipelined(raw, None if self._owns_pool else self._quoted):
                     conn = PostgresConnection(raw, HeldCounters())
                     yield conn
                     POSTGRES.settle(conn)

@@ -1,0 +1,109 @@
+"""Round trips per write on PostgreSQL: how often ``remember`` waits for the server.
+
+Counted from libpq's own protocol trace of the one pooled connection: each time the client
+stops sending and reads, it waited for the server once. A write is one pipeline whose BEGIN
+travels with its first statement and whose COMMIT travels with its last ones (issue 23).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import psycopg_pool
+import pytest
+
+from chronomem import ChronoMem, DatabaseError
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def traced(pg_dsn: str, pg_schema: str, tmp_path: Path) -> Iterator[tuple[ChronoMem, Path]]:
+    """A memory on a pool of one connection, and the file its trace goes to when asked."""
+    with (
+        psycopg_pool.ConnectionPool(pg_dsn, min_size=1, max_size=1, open=True) as pool,
+        ChronoMem(pool, owner="ardian", schema=pg_schema) as mem,
+    ):
+        yield mem, tmp_path / "trace.txt"
+
+
+@contextlib.contextmanager
+def _tracing(mem: ChronoMem, path: Path) -> Iterator[list[int]]:
+    waits: list[int] = []
+    pool = mem._db._pool  # type: ignore[attr-defined]
+    with path.open("w") as out:
+        with pool.connection() as conn:
+            conn.pgconn.trace(out.fileno())
+            conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+        try:
+            yield waits
+        finally:
+            with pool.connection() as conn:
+                conn.pgconn.untrace()
+    sides = [line[:1] for line in path.read_text().splitlines() if line[:1] in ("F", "B")]
+    waits.append(sum(1 for a, b in itertools.pairwise(sides) if (a, b) == ("F", "B")))
+
+
+def test_a_fact_with_a_claim_waits_four_times(traced: tuple[ChronoMem, Path]) -> None:
+    mem, path = traced
+    mem.remember("Ardian's phone is a Pixel 8", entities=["Ardian"], category="device")
+    with _tracing(mem, path) as waits:
+        fid = mem.remember("Ardian's phone is a Xperia 10", entities=["Ardian"],
+                           category="device")  # fmt: skip
+    # BEGIN + lock + duplicate probe; row + entities; index entries + contradiction check;
+    # counters + COMMIT.
+    assert waits == [4]
+    assert len(fid.contradicts) == 1
+
+
+def test_a_fact_without_entities_waits_three_times(traced: tuple[ChronoMem, Path]) -> None:
+    mem, path = traced
+    mem.remember("the garden was quiet all morning")
+    with _tracing(mem, path) as waits:
+        mem.remember("the weather was warm and sunny all week")
+    # No entity can be contradicted: nothing to wait for between the row and COMMIT.
+    assert waits == [3]
+
+
+def test_a_duplicate_waits_for_its_probe_and_its_conflicts(
+    traced: tuple[ChronoMem, Path],
+) -> None:
+    mem, path = traced
+    first = mem.remember("Ardian's phone is a Pixel 8", entities=["Ardian"], category="device")
+    with _tracing(mem, path) as waits:
+        again = mem.remember("ardian's phone is a pixel 8", entities=["Ardian"],
+                             category="device")  # fmt: skip
+    assert again.duplicate_of == first
+    assert waits == [4]  # BEGIN + lock + probe; its entities; its conflicts; COMMIT
+
+
+def test_a_write_that_fails_leaves_nothing_and_a_usable_connection(
+    traced: tuple[ChronoMem, Path],
+) -> None:
+    mem, _ = traced
+    db = mem._db
+    insert = "INSERT INTO chronomem_entities (owner, key, name) VALUES (?, ?, ?)"
+
+    def fails_in_python() -> None:
+        with db.write() as conn:
+            conn.execute(insert, ("ardian", "tirana", "Tirana"))
+            raise RuntimeError("the caller's own error")
+
+    def fails_on_the_server() -> None:
+        with db.write() as conn:
+            conn.execute(insert, ("ardian", "durres", "Durres"))
+            conn.execute(insert, ("ardian", "durres", "Durres"))
+
+    with pytest.raises(RuntimeError):
+        fails_in_python()
+    with pytest.raises(DatabaseError, match=r"duplicate key"):
+        fails_on_the_server()
+    with db.read() as conn:
+        names = conn.execute("SELECT name FROM chronomem_entities WHERE owner = 'ardian'")
+        assert names.fetchall() == []
+    fid = mem.remember("Ardian lives in Tirana")
+    assert mem.get(fid).content == "Ardian lives in Tirana"
