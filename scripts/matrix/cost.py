@@ -56,8 +56,9 @@ __all__ = ["GOALS", "run_cost"]
 
 GOALS: dict[str, Any] = {
     "recall_p50_ms": {"10000": 1.5, "1000000": 5.0},  # issue 9, section 5
-    "remember_episode_per_s": 2_000.0,
-    "mcp_recall_vs_trivial": 2.0,
+    # issue 23: serial remember_episode at 1,000,000, each setting with its own floor
+    "remember_episode_per_s": {"NORMAL": 2_000.0, "FULL": 1_000.0},
+    "mcp_recall_vs_trivial": 1.5,  # issue 22, item 5
     "mcp_size": 10_000,
 }
 _OWNER = "bench"

@@ -149,10 +149,11 @@ def cost_verdicts(section: dict[str, Any]) -> list[Verdict]:
                     f"{s['median'] / limit:.1f}x the goal",
                 )
             )
-    floor = goals["remember_episode_per_s"]
+    floors = goals["remember_episode_per_s"]  # one per setting (a single figure before)
     for r in rows:
         rates = r["writes_per_s"]["remember_episode"]
         for setting, s in ((k, rates[k]) for k in SETTINGS if k in rates):
+            floor = floors[setting] if isinstance(floors, dict) else floors
             out.append(
                 _verdict(
                     f"serial `remember_episode` at `synchronous={setting}` ({SURVIVES[setting]}), "
