@@ -485,3 +485,23 @@ def test_the_report_names_every_matrix_with_rows_measured_under_load() -> None:
         "sessions, 1 of 2 rows (load 2.5 to 3.0); cost, 1 of 1 rows (load 2.5 to 3.0)."
     )
     assert report._under_load({"graded": results["graded"]}) == []
+
+
+def test_the_engines_matrix_states_round_trips_and_client_cpu_per_remember() -> None:
+    from scripts.matrix import engines
+
+    per_s = {"sqlite FULL": 800.0, "sqlite NORMAL": 2000.0, "postgres": 300.0}
+    recall = {e: {"p50": 1.0, "p95": 2.0} for e in ("sqlite", "postgres")}
+    cpu = {"sqlite FULL": 0.6, "sqlite NORMAL": 0.5, "postgres": 1.2}
+    row = {"size": 1_000, "recall_ms": recall, "serial_per_s": per_s, "serial_cpu_ms": cpu,
+           "bytes": {"sqlite": 1e6, "postgres": 2e6}, "round_trips": 4}  # fmt: skip
+    text = engines.render({"rows": [row], "writers": [8], "seconds": 2.0, "sizes": [1_000]})
+    assert text.endswith(
+        "- 1,000 facts: one `remember` on PostgreSQL waits for the server 4 times; the client's "
+        "own CPU per `remember` is 1.20 ms on PostgreSQL (driver included) against 0.60 ms for "
+        "all of SQLite FULL's work."
+    )
+    del row["round_trips"]  # a run from before they were measured: no such line
+    assert "waits for the server" not in engines.render(
+        {"rows": [row], "writers": [8], "seconds": 2.0, "sizes": [1_000]}
+    )

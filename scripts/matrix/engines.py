@@ -23,7 +23,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from itertools import islice
+from itertools import islice, pairwise
 from pathlib import Path
 from typing import Any
 
@@ -73,16 +73,46 @@ def _recall(mems: dict[str, ChronoMem], size: int, queries: int, seed: int) -> d
     return {name: {k: 1000 * v for k, v in percentiles(s).items()} for name, s in samples.items()}
 
 
-def _serial(mems: dict[str, ChronoMem], size: int, count: int, seed: int) -> dict[str, float]:
+def _serial(
+    mems: dict[str, ChronoMem], size: int, count: int, seed: int
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Facts per second of each engine, and the milliseconds of this process's CPU each
+    remember took (PostgreSQL's server works in other processes: not counted)."""
     new = list(islice(synthetic_facts(size + count * len(mems), seed=seed), size, None))
-    spent = dict.fromkeys(mems, 0.0)
+    spent, cpu = dict.fromkeys(mems, 0.0), dict.fromkeys(mems, 0.0)
     for i in range(count):
         for j, (name, mem) in enumerate(mems.items()):
             f = new[i * len(mems) + j]
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.thread_time()
             mem.remember(f.content, category=f.category, entities=list(f.entities))
             spent[name] += time.perf_counter() - started
-    return {name: count / s for name, s in spent.items()}
+            cpu[name] += time.thread_time() - cpu_started
+    return {n: count / s for n, s in spent.items()}, {n: 1000 * c / count for n, c in cpu.items()}
+
+
+def _round_trips(dsn: str, schema: str, size: int, seed: int) -> int:
+    """How many times one ``remember`` on PostgreSQL waits for the server: from libpq's trace
+    of the only connection of a one-connection pool, each switch from sending to reading."""
+    import psycopg
+    import psycopg_pool
+
+    f = next(islice(synthetic_facts(size + 1, seed=seed + 1), size, None))
+    with (
+        tempfile.TemporaryDirectory(prefix="chronomem-trace-") as tmp,
+        psycopg_pool.ConnectionPool(dsn, min_size=1, max_size=1, open=True) as pool,
+        ChronoMem(pool, owner=_OWNER, schema=schema) as mem,
+    ):
+        mem.remember(f.content + " (warm-up)", category=f.category, entities=list(f.entities))
+        trace = Path(tmp) / "trace.txt"
+        with trace.open("w") as out:
+            with pool.connection() as conn:
+                conn.pgconn.trace(out.fileno())
+                conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+            mem.remember(f.content, category=f.category, entities=list(f.entities))
+            with pool.connection() as conn:
+                conn.pgconn.untrace()
+        sides = [line[:1] for line in trace.read_text().splitlines() if line[:1] in ("F", "B")]
+    return sum(1 for a, b in pairwise(sides) if (a, b) == ("F", "B"))
 
 
 def _writer(
@@ -144,12 +174,13 @@ def _size(
     try:
         recall = _recall({"sqlite": mems["sqlite NORMAL"], "postgres": mems["postgres"]},
                          size, cfg["queries"], cfg["seed"])  # fmt: skip
-        serial = _serial(mems, size, cfg["serial"], cfg["seed"])
+        serial, cpu = _serial(mems, size, cfg["serial"], cfg["seed"])
     finally:
         for mem in mems.values():
             mem.close()
     row: dict[str, Any] = {"size": size, "fill": fill, "copied": copied, "recall_ms": recall,
-                           "serial_per_s": serial, "bytes": storage}  # fmt: skip
+                           "serial_per_s": serial, "serial_cpu_ms": cpu, "bytes": storage,
+                           "round_trips": _round_trips(dsn, schema, size, cfg["seed"])}  # fmt: skip
     if cfg["concurrent"]:
         row["concurrent_per_s"] = {
             str(n): {e: _concurrent(e, file, url, schema, n, cfg["seconds"]) for e in _ENGINES}
@@ -211,7 +242,25 @@ def render(result: dict[str, Any]) -> str:
         "",
         *table(["facts", "writers", "SQLite FULL /s", "SQLite NORMAL /s", "PostgreSQL /s",
                 "PostgreSQL / SQLite FULL"], writes),
+        *_serial_notes(result),
     ])  # fmt: skip
+
+
+def _serial_notes(result: dict[str, Any]) -> list[str]:
+    """What one serial ``remember`` costs beside its wall time: PostgreSQL's round trips, and
+    the client's own CPU on each engine (rows from before they were measured have none)."""
+    out = []
+    for r in result["rows"]:
+        if "round_trips" not in r:
+            continue
+        cpu = r["serial_cpu_ms"]
+        out.append(
+            f"- {r['size']:,} facts: one `remember` on PostgreSQL waits for the server "
+            f"{r['round_trips']} times; the client's own CPU per `remember` is "
+            f"{cpu['postgres']:.2f} ms on PostgreSQL (driver included) against "
+            f"{cpu['sqlite FULL']:.2f} ms for all of SQLite FULL's work."
+        )
+    return ["", *out] if out else []
 
 
 def _main() -> None:
