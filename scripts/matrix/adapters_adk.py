@@ -222,7 +222,9 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
         done = max(done, size)  # a small first size may be passed by the invocations already
         for _ in range(_READS):
             await _each(subjects, "window_ms", lambda s: _read(s, last20))
-        for _ in range(max(3, _READS // 10)):
+        # Whole reads: as many as the last-20 ones on a short session, three on a long one
+        # (a second or more each, on five services).
+        for _ in range(_READS if size <= 1_000 else 3):
             await _each(subjects, "all_ms", lambda s: _read(s, None), collect=True)
         for _ in range(_INVOCATIONS):
             await _invoke(subjects, [_event(invoked + k) for k in range(4)])
