@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from scripts.matrix import quiet
+from scripts.matrix import adapters_adk, quiet
 from scripts.matrix.adapters_adk import render, run
 
 
 def test_the_benchmark_runs_every_service_and_operation(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(quiet, "settle", lambda: (0.1, 0.0))  # a smoke run waits for no quiet
-    result = run(True, sizes=[5, 40], log=lambda _: None)  # 32 events of invocations between
+    monkeypatch.setattr(adapters_adk, "_READS", 3)  # each whole read follows a collection
+    monkeypatch.setattr(adapters_adk, "_INVOCATIONS", 4)
+    result = run(True, sizes=[5, 40], log=lambda _: None)  # 16 events of invocations between
     rows = result["rows"]
     assert len(rows) == 5 * 2  # five services, two sizes
     for row in rows:
