@@ -13,6 +13,7 @@ from chronica.storeconformance import (
     IdempotentStoreContract,
     RestorableStoreContract,
     StoreContract,
+    TailStoreContract,
 )
 from chronica.stores.postgres import PostgresStore
 
@@ -55,6 +56,13 @@ class TestPostgresStoreBrowsing(BrowsableStoreContract):
 
 
 class TestPostgresStoreErasing(ErasableStoreContract):
+    @pytest.fixture
+    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
+        with PostgresStore(pg_dsn, schema=pg_schema) as store:
+            yield store
+
+
+class TestPostgresStoreTail(TailStoreContract):
     @pytest.fixture
     def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
         with PostgresStore(pg_dsn, schema=pg_schema) as store:

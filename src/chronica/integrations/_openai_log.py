@@ -14,7 +14,7 @@ What the session itself wrote it tells the log (:meth:`Log.wrote`), so the read 
 the agent loop's pattern, asks the store for just that many acta and one more, and decodes
 none of them: it only checks by their IDs that they are the newest acta, right after the one
 held (nothing else was written between or since). If not, it reads as if it had not been told.
-On a :class:`chronica.TailStore` (chronica's SQLite and in-memory stores) that check, and the
+On a :class:`chronica.TailStore` (every store chronica ships) that check, and the
 check that nothing is new, ask for the IDs alone, so no actum is built at all.
 """
 

@@ -139,6 +139,10 @@ class Statements:
             " AND (%s::text[] IS NULL OR actor_kind = ANY(%s::text[]))"
             " ORDER BY seq DESC LIMIT %s"
         )
+        self.last_ids = (
+            f"SELECT id FROM {s}.chronica_acta WHERE owner_id = %s AND chronicum_id = %s"
+            " ORDER BY seq DESC LIMIT %s"
+        )
         self.all_chronica = (
             f"SELECT id, owner_id, created_at FROM {s}.chronica_chronica ORDER BY created_order"
         )

@@ -45,8 +45,8 @@ __all__ = ["PostgresStore"]
 class PostgresStore:
     """A :class:`chronica.IdempotentStore` on PostgreSQL, safe across connections and hosts.
 
-    Also a :class:`chronica.BatchStore` and a :class:`chronica.RestorableStore`, for
-    :meth:`chronica.Chronicarius.restore`.
+    Also a :class:`chronica.BatchStore`, a :class:`chronica.TailStore` and a
+    :class:`chronica.RestorableStore`, for :meth:`chronica.Chronicarius.restore`.
     Chronica are keyed by ``(owner_id, chronicum_id)`` and actum IDs are unique in the schema.
 
     ``target`` is a DSN (the store opens and owns a pool of ``max_size`` connections) or a
@@ -220,6 +220,17 @@ class PostgresStore:
                 raise ChronicumNotFoundError(chronicum_id)
         rows.reverse()
         return [codec.row_actum(chronicum_id, row) for row in rows]
+
+    def acta_ids(self, chronicum_id: str, *, owner_id: str, last_n: int = 0) -> list[str]:
+        """The IDs of the chronicum's last ``last_n`` acta (all when 0), oldest first."""
+        params = (owner_id, chronicum_id, last_n if last_n > 0 else None)
+        with self._reading() as conn:
+            if conn is None:
+                raise ChronicumNotFoundError(chronicum_id)
+            rows = conn.execute(self._sql.last_ids, params).fetchall()
+            if not rows and not conn.execute(self._sql.chronicum, params[:2]).fetchone():
+                raise ChronicumNotFoundError(chronicum_id)
+        return [actum_id for (actum_id,) in reversed(rows)]
 
     def chronica(self) -> list[Chronicum]:
         """Every chronicum of every owner, in the order they were created (for export)."""
