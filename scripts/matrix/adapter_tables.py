@@ -3,8 +3,9 @@
 Issue 11's goal for the two framework adapters: at least 3x faster than the framework's own
 persistent store at the same durability (``synchronous``) setting, on every operation and at
 every session length measured, with the adapter's last-20 read flat as the session grows.
-Issue 23 replaced it for the ADK service: at least ADK's own services' speed (1.0x)
-everywhere, ``Runner.run_async``'s pattern included (each matrix's ``goal``).
+Issue 23 replaced it (a goal below the floor of the thread hand-off both sides pay): at least
+the framework store's own speed (1.0x) on every operation, ``Runner``'s pattern included, and
+for ``ChronicaSession`` 1.3x on turns and reads (each matrix's ``goal`` and ``op_goals``).
 The README (``scripts/readme_tables.py``) prints this; it imports no framework, so it renders
 on a machine without the ``agents`` or ``google.adk`` packages. ``bench/results.md`` prints
 each matrix's full table (:func:`scripts.matrix.adapters_openai.render` and its ADK twin).
@@ -20,7 +21,7 @@ from .fmt import ms, table
 
 __all__ = ["FLAT_GROWTH", "SPEEDUP_GOAL", "adapter_summary", "adapter_verdicts"]
 
-SPEEDUP_GOAL = 3.0  # the framework store's p50 over the adapter's, at least
+SPEEDUP_GOAL = 1.0  # the framework store's p50 over the adapter's, at least (issue 23)
 FLAT_GROWTH = 1.5  # the adapter's last-20 p50, largest session over smallest, below this
 
 
@@ -32,7 +33,12 @@ class _Matrix:
     length: str  # the row field holding the session length, and its unit
     ops: tuple[tuple[str, str], ...]  # (field, label)
     window: str  # the label of the last-20 read
-    goal: float = 3.0  # the framework store's p50 over the adapter's, at least (SPEEDUP_GOAL)
+    goal: float = SPEEDUP_GOAL  # the framework store's p50 over the adapter's, at least
+    op_goals: tuple[tuple[str, float], ...] = ()  # operations with a goal of their own
+
+    def goal_for(self, key: str) -> float:
+        """The goal of the operation ``key``."""
+        return dict(self.op_goals).get(key, self.goal)
 
 
 _MATRICES = (
@@ -46,8 +52,17 @@ _MATRICES = (
             ("turn_ms", "append a turn (5 items)"),
             ("window_ms", "`get_items(limit=20)`"),
             ("all_ms", "`get_items()`"),
+            ("runner_read_ms", "Runner: `get_items(limit=20)` after a turn"),
+            ("runner_turn_ms", "Runner: a turn after that read"),
         ),
         "`get_items(limit=20)`",
+        # issue 23: turns and reads at least 1.3x SQLiteSession's speed, the rest at least 1x
+        op_goals=(
+            ("turn_ms", 1.3),
+            ("window_ms", 1.3),
+            ("runner_read_ms", 1.3),
+            ("runner_turn_ms", 1.3),
+        ),
     ),
     _Matrix(
         "adapters_adk",
@@ -62,7 +77,7 @@ _MATRICES = (
             ("runner_turn_ms", "Runner: 4 `append_event` (an invocation) after that read"),
         ),
         "`get_session(num_recent_events=20)`",
-        goal=1.0,  # issue 23: at least ADK's own services' speed, everywhere
+        # issue 23: at least ADK's own services' speed, everywhere (SPEEDUP_GOAL)
     ),
 )
 
@@ -125,15 +140,15 @@ def adapter_verdicts(results: dict[str, Any]) -> list[Verdict]:
                     for n in sizes
                 }
                 worst = min(speedups, key=lambda n: speedups[n])
-                low = speedups[worst]
+                low, goal = speedups[worst], m.goal_for(key)
                 out.append(
                     Verdict(
                         f"{_short(ours)} vs {_short(theirs)}, {sync}, {label}",
-                        f">= {m.goal:g}x faster" if m.goal > 1 else f">= {m.goal:g}x its speed",
+                        f">= {goal:g}x faster" if goal > 1 else f">= {goal:g}x its speed",
                         f"{low:.2f}x{' (slower)' if low < 1 else ''}, worst at {worst:,} "
                         f"{m.length}",
-                        low >= m.goal,
-                        "" if low >= m.goal else f"{low / m.goal:.0%} of the goal",
+                        low >= goal,
+                        "" if low >= goal else f"{low / goal:.0%} of the goal",
                     )
                 )
         small, large = sizes[0], sizes[-1]
