@@ -35,6 +35,7 @@ from scripts.matrix.cost_tables import (  # noqa: E402  # as above
     verdict_lines,
 )
 from scripts.matrix.fmt import ms, table  # noqa: E402  # as above
+from scripts.matrix.langgraph_tables import render as langgraph_render  # noqa: E402  # as above
 from scripts.matrix.session_tables import session_losses  # noqa: E402  # as above
 from scripts.matrix.tables import key_table, losses, peer_losses  # noqa: E402  # as above
 
@@ -187,6 +188,14 @@ def perf_adapters() -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def perf_langgraph() -> str:
+    """ChronoMemStore beside LangGraph's own stores (matrix 9), from bench/results.json."""
+    section = _results().get("langgraph")
+    if not section:
+        return "Not measured in the committed run (matrix 9 is newer than it).\n"
+    return langgraph_render(section).split("\n", 2)[2]  # the report's own heading dropped
 
 
 def perf_memory() -> str:
@@ -388,6 +397,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "perf_machine": perf_machine,
     "perf_sessions": perf_sessions,
     "perf_adapters": perf_adapters,
+    "perf_langgraph": perf_langgraph,
     "perf_memory": perf_memory,
     "perf_matrix": perf_matrix,
     "engines": engines,
