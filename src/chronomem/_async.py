@@ -133,6 +133,7 @@ class AsyncChronoMem:
     timeline = _twin(ChronoMem.timeline)
     entity_names = _twin(ChronoMem.entity_names)
     fact_ids = _twin(ChronoMem.fact_ids)
+    unique_prefixes = _twin(ChronoMem.unique_prefixes)
     contradictions = _twin(ChronoMem.contradictions)
     stats = _twin(ChronoMem.stats)
     categories = _twin(ChronoMem.categories)
