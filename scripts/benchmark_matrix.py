@@ -282,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     quiet.patient(not args.quick)
     started = time.monotonic()
+    started_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     log = _log_fn(started)
     results_file = out / "results.json"
     results: dict[str, Any] = (
@@ -307,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine.describe(),
         "seed": args.seed,
         "mode": "quick" if args.quick else "full",
-        "started": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "started": started_at,
         "seconds": sum(results[m].get("seconds", 0.0) for m in MATRICES if m in results),
     }
     results_file.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")

@@ -271,7 +271,8 @@ def _cost(results: dict[str, Any]) -> list[str]:
         "scaling facts of matrix 1) and one of episodes (generated conversations between pairs "
         "of friends, 24 turns a session). `recall(query, limit=10)` on the facts file and "
         '`recall(query, limit=10, kinds=("episode",))` on the episodes file alternate, '
-        f"{first['queries']} questions each after five untimed rounds. Then {first['serial']} "
+        f"{first['queries']} questions each after five untimed rounds. Then, after five untimed "
+        f"writes at each setting, {first['serial']} "
         "serial `remember_episode` and `remember` calls, each its own transaction in WAL mode, "
         "alternating between a connection at `synchronous=NORMAL` (an acknowledged write "
         "survives the process being killed, not a power loss) and one at `FULL` (it survives "
