@@ -63,9 +63,8 @@ GOALS: dict[str, Any] = {
 }
 _OWNER = "bench"
 _WARM_WRITES = 10
-"""Untimed writes (five per setting, alternating) before the timed ones: the first write of a
-process loads what writing needs (hundreds of milliseconds once), which would otherwise be
-charged to whichever setting writes first (NORMAL came out slower than FULL at 1,000,000)."""
+"""Untimed writes at each setting before the timed ones: the first write of a process loads
+what writing needs (hundreds of milliseconds once)."""
 _BATCH = 20_000
 KINDS = ("facts", "episodes")
 _QS = ("p50", "p95", "p99", "mean")
@@ -136,7 +135,10 @@ def _recall(mems: dict[str, ChronoMem], spec: dict[str, Any]) -> dict[str, list[
 
 def _serial(mems: dict[str, dict[str, ChronoMem]], spec: dict[str, Any]) -> dict[str, Any]:
     """``serial`` new episodes and facts, each its own transaction, timed one by one, at each
-    durability setting in turn (two connections on one file), so drift hits both alike."""
+    durability setting: every setting writes the same items to its own copy of the filled
+    file, call by call in turn (the first setting alternating), so drift hits both alike and
+    so does the index's periodic work (an FTS5 segment merge every few commits, which on one
+    shared file fell on the same setting's turn every time)."""
     size, serial, seed = spec["size"], spec["serial"], spec["seed"]
     total = size + serial + _WARM_WRITES
     new_turns: list[Turn] = list(islice(turns(total, seed=seed), size, None))
@@ -145,23 +147,17 @@ def _serial(mems: dict[str, dict[str, ChronoMem]], spec: dict[str, Any]) -> dict
         call: {s: [] for s in SETTINGS} for call in ("remember_episode", "remember")
     }
     for i, (t, f) in enumerate(zip(new_turns, new_facts, strict=True)):
-        setting = SETTINGS[i % 2]
-        if i < _WARM_WRITES:  # untimed: the process's first writes load what writing needs
-            mems["episodes"][setting].remember_episode(
-                t.content, speaker=t.speaker, session=t.session, at=t.at
-            )
-            mems["facts"][setting].remember(
-                f.content, category=f.category, entities=list(f.entities)
-            )
-            continue
-        started = time.perf_counter()
-        mems["episodes"][setting].remember_episode(
-            t.content, speaker=t.speaker, session=t.session, at=t.at
-        )
-        out["remember_episode"][setting].append(time.perf_counter() - started)
-        started = time.perf_counter()
-        mems["facts"][setting].remember(f.content, category=f.category, entities=list(f.entities))
-        out["remember"][setting].append(time.perf_counter() - started)
+        for setting in SETTINGS if i % 2 == 0 else SETTINGS[::-1]:
+            episodes, facts = mems["episodes"][setting], mems["facts"][setting]
+            started = time.perf_counter()
+            episodes.remember_episode(t.content, speaker=t.speaker, session=t.session, at=t.at)
+            took_episode = time.perf_counter() - started
+            started = time.perf_counter()
+            facts.remember(f.content, category=f.category, entities=list(f.entities))
+            took_fact = time.perf_counter() - started
+            if i >= _WARM_WRITES:  # the first writes load what writing needs: untimed
+                out["remember_episode"][setting].append(took_episode)
+                out["remember"][setting].append(took_fact)
     return out
 
 
@@ -175,10 +171,16 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
         fills[kind] = _filled(kind, spec, paths[kind])
         if spec.get("keep"):  # an untouched copy for the MCP run, before the serial writes
             shutil.copyfile(paths[kind], folder / f"mcp-{kind}.db")
+    for kind in KINDS:  # each setting writes to its own copy (see _serial)
+        shutil.copyfile(paths[kind], paths[kind].with_name(f"{kind}-FULL.db"))
     mems = {
-        k: {s: ChronoMem(p, owner=_OWNER, synchronous=s) for s in SETTINGS}
+        k: {
+            s: ChronoMem(p if s == "NORMAL" else p.with_name(f"{k}-FULL.db"), owner=_OWNER,
+                         synchronous=s)
+            for s in SETTINGS
+        }
         for k, p in paths.items()
-    }
+    }  # fmt: skip
     try:
         read_back = {
             f"{k} {s}": chronomem_setting(m) for k, by in mems.items() for s, m in by.items()
