@@ -213,7 +213,12 @@ def run(
             rows.append(row | {"load": quiet.checkpoint(before, waited)})
             shutil.rmtree(tmp, ignore_errors=True)
             Path(tmp).mkdir(exist_ok=True)
-    return {"rows": rows, "writers": cfg["writers"], "seconds": cfg["seconds"], "sizes": sizes}
+    return {
+        "rows": rows,
+        "writers": cfg["writers"],
+        "writer_seconds": cfg["seconds"],  # "seconds" is the section's duration (its runner's)
+        "sizes": sizes,
+    }
 
 
 def render(result: dict[str, Any]) -> str:

@@ -325,13 +325,17 @@ def _engines(results: dict[str, Any]) -> list[str]:
         return []
     from . import engines  # imports psycopg (the postgres extra)
 
+    # "seconds" is every section's own duration (benchmark_matrix sets it), so a run from
+    # before "writer_seconds" existed cannot say how long each writer count ran.
+    each = results["engines"].get("writer_seconds")
+    span = f"for {each:.0f} s each" if each else "for a fixed time each"
     note = (
         "The same facts in a SQLite file and in a PostgreSQL schema on a throwaway local server "
         "with its default durability (`fsync`, `synchronous_commit` on: like SQLite at FULL); "
         "PostgreSQL's copy loaded with COPY from the filled file. Recall in alternation; "
         "writes serial (alternating), then "
-        f"{', '.join(map(str, results['engines']['writers']))} processes for "
-        f"{results['engines']['seconds']:.0f} s each on one database. "
+        f"{', '.join(map(str, results['engines']['writers']))} processes {span} on one "
+        "database. "
         "`python -m scripts.matrix.engines` runs it alone."
     )
     body = engines.render(results["engines"]).splitlines()
