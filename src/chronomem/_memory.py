@@ -478,14 +478,15 @@ class ChronoMem:
             "schema_version": self._db.schema_version,
         }  # fmt: skip
 
-    def categories(self, prefix: str = "") -> list[str]:
-        """The categories of this owner's active facts that start with ``prefix``, sorted
-        (a scan of the owner's facts in SQL, no item read: how the LangGraph store lists its
-        namespaces)."""
+    def categories(self, prefix: str = "", *, limit: int | None = None) -> list[str]:
+        """The categories of this owner's active facts that start with ``prefix``, sorted,
+        the first ``limit`` of them if given (one index probe per category, no item read: how
+        the LangGraph store lists its namespaces)."""
         if not isinstance(prefix, str):
             raise InvalidArgumentError("prefix", "must be a str")
+        cap = check_positive("limit", limit)
         with self._db.read() as conn:
-            return table.categories(conn, self.owner, prefix)
+            return table.categories(conn, self.owner, prefix, cap)
 
     def export_facts(self) -> Iterator[dict[str, Any]]:
         """Every fact and episode of this owner as a JSON-able dict (``kind`` says which; all

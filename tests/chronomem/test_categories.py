@@ -89,3 +89,14 @@ def test_a_small_category_is_recalled_through_its_index(memory_target: MemoryTar
             conn.execute("SET LOCAL enable_seqscan = off")  # a tiny table would be scanned
             plan = conn.execute("EXPLAIN " + sql, parameters).fetchall()
     assert "chronomem_facts_by_category" in " ".join(str(row) for row in plan)
+
+
+def test_a_limit_takes_the_first_categories(memory_target: MemoryTarget) -> None:
+    mem = memory_target.open(owner="ardian")
+    for category in ("b", "a", "c", "ab"):
+        mem.remember(f"a fact filed under {category}", category=category)
+    assert mem.categories(limit=2) == ["a", "ab"]
+    assert mem.categories(prefix="a", limit=1) == ["a"]
+    assert mem.categories(prefix="a", limit=5) == ["a", "ab"]
+    with pytest.raises(InvalidArgumentError):
+        mem.categories(limit=0)

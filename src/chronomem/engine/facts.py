@@ -156,13 +156,15 @@ def timeline_rows(conn: Conn, owner: str, key: str) -> list[FactRow]:
     return [FactRow._make(r) for r in rows]
 
 
-def categories(conn: Conn, owner: str, prefix: str) -> list[str]:
+def categories(conn: Conn, owner: str, prefix: str, limit: int | None = None) -> list[str]:
     """The distinct categories of the owner's active facts starting with ``prefix``, sorted.
 
     A skip scan of the categories index: one probe per distinct category (the next one after
     the last found), so the cost follows the categories, not the facts holding them (100,000
     facts in 5,000 namespaces of the LangGraph store: 5,000 probes, not a 100,000-row scan).
-    In byte order, every category starting with ``prefix`` follows it, contiguously."""
+    In byte order, every category starting with ``prefix`` follows it, contiguously; with a
+    ``limit``, the walk stops after that many (both engines run a recursive query only as far
+    as its reader takes rows)."""
     collate = conn.dialect.byte_order
     active = """FROM chronomem_facts WHERE owner = ? AND kind = 'fact'
                  AND invalidated_at IS NULL AND category IS NOT NULL"""
@@ -176,8 +178,10 @@ def categories(conn: Conn, owner: str, prefix: str) -> list[str]:
                 WHERE found.category IS NOT NULL AND substr(found.category, 1, ?) = ?
             )
             SELECT category FROM found
-            WHERE category IS NOT NULL AND substr(category, 1, ?) = ?""",
-        (owner, prefix, owner, len(prefix), prefix, len(prefix), prefix),
+            WHERE category IS NOT NULL AND substr(category, 1, ?) = ?
+            {"" if limit is None else "LIMIT ?"}""",
+        (owner, prefix, owner, len(prefix), prefix, len(prefix), prefix)
+        + (() if limit is None else (limit,)),
     ).fetchall()
     return [str(r[0]) for r in rows]
 

@@ -206,11 +206,12 @@ class ChronoMemStore(BaseStore):
         """The category of the one namespace under ``prefix``, if there is just one (the usual
         ``search(("memories", user), query=...)``): recall then keeps to it inside its
         channels, before its limit, instead of ranking every item and dropping the others."""
-        namespaces = self._namespaces(prefix)
-        if len(namespaces) != 1:
+        asked = f"{MARK}:{'.'.join(prefix)}".encode()[:_CATEGORY_HEAD].decode(errors="ignore")
+        found = self.memory.categories(prefix=asked, limit=2)  # two: enough to know "not one"
+        if len(found) != 1:
             return None
-        category = category_of(next(iter(namespaces)))
-        return category if namespace_of(category) is not None else None
+        namespace = namespace_of(found[0])  # None: shortened, so not known whole
+        return found[0] if namespace is not None and namespace[: len(prefix)] == prefix else None
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         conditions = op.match_conditions or ()
