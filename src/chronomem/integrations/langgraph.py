@@ -206,8 +206,8 @@ class ChronoMemStore(BaseStore):
         """The category of the one namespace under ``prefix``, if there is just one (the usual
         ``search(("memories", user), query=...)``): recall then keeps to it inside its
         channels, before its limit, instead of ranking every item and dropping the others."""
-        asked = f"{MARK}:{'.'.join(prefix)}".encode()[:_CATEGORY_HEAD].decode(errors="ignore")
-        found = self.memory.categories(prefix=asked, limit=2)  # two: enough to know "not one"
+        # Two: enough to know "not one".
+        found = self.memory.categories(prefix=_category_head(prefix), limit=2)
         if len(found) != 1:
             return None
         namespace = namespace_of(found[0])  # None: shortened, so not known whole
@@ -235,11 +235,9 @@ class ChronoMemStore(BaseStore):
     def _namespaces(self, start: tuple[str, ...]) -> set[tuple[str, ...]]:
         """The namespaces holding an item, under ``start``: read from the categories, and
         from the items only where a category was too long to hold its namespace whole."""
-        head = ".".join(start)
         found: set[tuple[str, ...]] = set()
         shortened = False
-        asked = f"{MARK}:{head}".encode()[:_CATEGORY_HEAD].decode(errors="ignore")
-        for category in self.memory.categories(prefix=asked):
+        for category in self.memory.categories(prefix=_category_head(start)):
             ns = namespace_of(category)
             shortened = shortened or ns is None
             if ns is not None and ns[: len(start)] == start:
@@ -303,6 +301,11 @@ class ChronoMemStore(BaseStore):
         content = content_of(key, value)
         fields = _fields(namespace, key, value, content, created_at)
         self.memory.remember(content, dedup=False, **fields)  # type: ignore[arg-type]  # _fields' mapping holds remember's keywords
+
+
+def _category_head(prefix: Sequence[str]) -> str:
+    """How the categories under ``prefix`` start (at most the bytes a shortened one keeps)."""
+    return f"{MARK}:{'.'.join(prefix)}".encode()[:_CATEGORY_HEAD].decode(errors="ignore")
 
 
 def _check_put(op: PutOp) -> None:
