@@ -7,11 +7,12 @@ event loop.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 from collections.abc import Iterable, Sequence
 
 from ._chronicarius import Chronicarius
 from ._model import ActorKind, Actum, ActumKind, ChronicaCounts, Chronicum
+from ._offload import offload
 from .store import Store
 
 __all__ = ["AsyncChronicarius"]
@@ -32,9 +33,8 @@ class AsyncChronicarius:
         self, owner_id: str, actum: Actum, *, idempotency_key: str | None = None
     ) -> Actum:
         """See :meth:`Chronicarius.record_actum`."""
-        return await asyncio.to_thread(
-            self._sync.record_actum, owner_id, actum, idempotency_key=idempotency_key
-        )
+        record = functools.partial(self._sync.record_actum, idempotency_key=idempotency_key)
+        return await offload(record, owner_id, actum)
 
     async def record_acta(
         self,
@@ -46,9 +46,8 @@ class AsyncChronicarius:
         """See :meth:`Chronicarius.record_acta` (a batch is read here, before the thread hop,
         so a generator is consumed on the caller's side)."""
         batch = list(acta)
-        return await asyncio.to_thread(
-            self._sync.record_acta, owner_id, batch, idempotency_keys=idempotency_keys
-        )
+        record = functools.partial(self._sync.record_acta, idempotency_keys=idempotency_keys)
+        return await offload(record, owner_id, batch)
 
     async def get_acta(
         self,
@@ -60,19 +59,15 @@ class AsyncChronicarius:
         actor_kinds: Iterable[ActorKind | str] | None = None,
     ) -> list[Actum]:
         """See :meth:`Chronicarius.get_acta`."""
-        return await asyncio.to_thread(
-            self._sync.get_acta,
-            owner_id,
-            chronicum_id,
-            last_n=last_n,
-            actum_kinds=actum_kinds,
-            actor_kinds=actor_kinds,
+        get = functools.partial(
+            self._sync.get_acta, last_n=last_n, actum_kinds=actum_kinds, actor_kinds=actor_kinds
         )
+        return await offload(get, owner_id, chronicum_id)
 
     async def get_chronicum(self, owner_id: str, chronicum_id: str) -> Chronicum:
         """See :meth:`Chronicarius.get_chronicum`."""
-        return await asyncio.to_thread(self._sync.get_chronicum, owner_id, chronicum_id)
+        return await offload(self._sync.get_chronicum, owner_id, chronicum_id)
 
     async def erase_owner(self, owner_id: str) -> ChronicaCounts:
         """See :meth:`Chronicarius.erase_owner` (an operator's act, never an agent's)."""
-        return await asyncio.to_thread(self._sync.erase_owner, owner_id)
+        return await offload(self._sync.erase_owner, owner_id)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -11,6 +10,7 @@ from google.adk.sessions import BaseSessionService, Session
 from google.adk.sessions.base_session_service import GetSessionConfig, ListSessionsResponse
 
 from chronica import Chronicarius, Store
+from chronica._offload import offload
 from chronica.integrations.memory import SessionMemory, capture, check_memory
 
 from ._book import SessionBook
@@ -66,7 +66,7 @@ class ChronicaSessionService(BaseSessionService):
         session_id: str | None = None,
     ) -> Session:
         """Start a session; ``AlreadyExistsError`` if ``session_id`` is live."""
-        return await asyncio.to_thread(self._book.create, app_name, user_id, state, session_id)
+        return await offload(self._book.create, app_name, user_id, state, session_id)
 
     async def get_session(
         self,
@@ -77,22 +77,22 @@ class ChronicaSessionService(BaseSessionService):
         config: GetSessionConfig | None = None,
     ) -> Session | None:
         """The session, with the events ``config`` selects, or None."""
-        return await asyncio.to_thread(self._book.get, app_name, user_id, session_id, config)
+        return await offload(self._book.get, app_name, user_id, session_id, config)
 
     async def list_sessions(
         self, *, app_name: str, user_id: str | None = None
     ) -> ListSessionsResponse:
         """The app's sessions (one user's, given ``user_id``) without events."""
-        sessions = await asyncio.to_thread(self._book.sessions, app_name, user_id)
+        sessions = await offload(self._book.sessions, app_name, user_id)
         return ListSessionsResponse(sessions=sessions)
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         """Tombstone the session; the record keeps every actum."""
-        await asyncio.to_thread(self._book.delete, app_name, user_id, session_id)
+        await offload(self._book.delete, app_name, user_id, session_id)
 
     async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
         """The user-scoped state, keys without their ``user:`` prefix."""
-        return await asyncio.to_thread(self._book.user_state, app_name, user_id)
+        return await offload(self._book.user_state, app_name, user_id)
 
     async def append_event(self, session: Session, event: Event) -> Event:
         """Record ``event`` (not a partial one), then apply it to ``session`` as ADK does.
@@ -102,10 +102,10 @@ class ChronicaSessionService(BaseSessionService):
         """
         if event.partial:
             return event
-        fresh = await asyncio.to_thread(self._book.append, session, event)
+        fresh = await offload(self._book.append, session, event)
         if self._memory is not None:
             owner = owner_for(session.app_name, session.user_id)
-            await asyncio.to_thread(self._remember, self._memory, owner, session.id)
+            await offload(self._remember, self._memory, owner, session.id)
         if not fresh:
             return event  # a re-delivery: already recorded and applied
         await super().append_event(session=session, event=event)
