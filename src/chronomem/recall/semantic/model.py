@@ -56,14 +56,20 @@ class Model:
 
     def unit(self, text: str) -> npt.NDArray[np.float32] | None:
         """``text``'s unit vector (float32), or None when it has no token (empty, symbols)."""
+        xp = self._np  # numpy, imported with the model
         ids = self._wordpiece.ids(text)
         if not ids:
             return None
-        vector = (self._tokens[ids] * self._scales[ids, None]).mean(axis=0)
-        norm = float(self._np.linalg.norm(vector))
+        # The float32 arithmetic of ``.mean(axis=0)`` and ``np.linalg.norm`` (a float32 sum
+        # divided by the count; the root of the dot product), without their Python-level
+        # wrappers, which cost a third of a write's vector: the bytes stored are the same
+        # (tests/chronomem/test_semantic_encode.py holds them to the wrapped form).
+        vector = xp.add.reduce(self._tokens[ids] * self._scales[ids, None], axis=0)
+        xp.true_divide(vector, len(ids), out=vector, casting="unsafe")
+        norm = float(xp.sqrt(vector.dot(vector)))
         if norm == 0.0:
             return None
-        unit: npt.NDArray[np.float32] = (vector / norm).astype(self._np.float32)
+        unit: npt.NDArray[np.float32] = (vector / norm).astype(xp.float32, copy=False)
         return unit
 
     def encode(self, text: str) -> bytes | None:
@@ -74,7 +80,10 @@ class Model:
     def quantise(self, vector: npt.NDArray[np.float32]) -> bytes:
         """A unit vector as DIM signed bytes."""
         np = self._np
-        return bytes(np.clip(np.rint(vector * SCALE), -127, 127).astype(np.int8).tobytes())
+        # np.clip, as its two ufuncs: its Python wrapper costs more than clipping DIM numbers.
+        scaled = np.rint(vector * SCALE)
+        np.minimum(np.maximum(scaled, -127, out=scaled), 127, out=scaled)
+        return bytes(scaled.astype(np.int8).tobytes())
 
     def related_words(self, vector: npt.NDArray[np.float32], count: int) -> list[str]:
         """The ``count`` whole words of the vocabulary nearest to ``vector``, nearest first:
