@@ -259,8 +259,35 @@ def _said_day(at: int) -> date:
     return _EPOCH + timedelta(microseconds=at)
 
 
+# Every rule needs one of these words (or a digit) somewhere in the text: a month's first
+# three letters, "yesterday", "tomorrow", "today", "tonight", "this", "ago", "last", "next".
+# Most turns name none, and checking for them costs a few substring tests where trying the
+# rules costs fifteen regular-expression scans (a tenth of a serial ``remember_episode``).
+_NEEDED = (
+    *(name[:3] for name in _MONTH_WORDS),
+    "yesterday", "tomorrow", "today", "tonight", "this", "ago", "last", "next",
+)  # fmt: skip
+_DIGIT = re.compile(r"[0-9]")
+
+
+def _may_mention(text: str) -> bool:
+    """False only when no rule can match ``text``. Decided on ASCII text alone, where a case
+    match is plain ``lower()``; other text may hold characters the rules' case-blind
+    matching equates with ASCII letters (U+017F with ``s``, U+212A with ``k``), so it goes to
+    the rules."""
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in _NEEDED) or _DIGIT.search(text) is not None
+
+
 def mentions(text: str, at: int) -> list[Mention]:
     """The times ``text`` mentions, in the order said, resolved against ``at`` (epoch µs)."""
+    return _resolved(text, at) if _may_mention(text) else []
+
+
+def _resolved(text: str, at: int) -> list[Mention]:
+    """Every rule tried on ``text``, in order (see ``_RULES``)."""
     said = _said_day(at)
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, Mention]] = []
@@ -272,6 +299,8 @@ def mentions(text: str, at: int) -> list[Mention]:
             try:
                 span = resolve(m, said)
             except OverflowError:  # a day before year 1 or after 9999: no span
+                span = None
+            except KeyError:  # matched case-blind but no word the rule knows ("last", long s)
                 span = None
             taken.append((begin, end))  # an impossible date ("31 February") is no month either
             if span is not None:
