@@ -1,7 +1,7 @@
 """Blocking calls run off the event loop on chronica's own worker threads: :func:`offload`.
 
-Every async entry point of chronica (and of chronomem's framework adapters) runs its store
-call in a worker thread, so a slow disk or network never stalls the event loop. asyncio's
+Every async entry point of chronica (``AsyncChronicarius`` and the OpenAI Agents SDK and ADK
+session adapters) runs its store call in a worker thread, so a slow disk or network never stalls the event loop. asyncio's
 ``to_thread`` and default executor do that through a ``concurrent.futures.Future`` chained to
 an asyncio future by callbacks, a work item, a condition variable and the executor's thread
 bookkeeping. For an agent framework's session, whose reads are a few dozen microseconds of
