@@ -1,12 +1,12 @@
 """Blocking calls run off the event loop on chronica's own worker threads: :func:`offload`.
 
-Every async entry point of chronica (``AsyncChronicarius`` and the OpenAI Agents SDK and ADK
-session adapters) runs its store call in a worker thread, so a slow disk or network never stalls the event loop. asyncio's
-``to_thread`` and default executor do that through a ``concurrent.futures.Future`` chained to
-an asyncio future by callbacks, a work item, a condition variable and the executor's thread
-bookkeeping. For an agent framework's session, whose reads are a few dozen microseconds of
-SQLite, that hand-off was the largest part of a call: on the benchmark machine 0.05-0.13 ms
-for a no-op, against 0.03-0.04 ms for this pool (matrix 7a prints both, side by side).
+Every async entry point of chronica (``AsyncChronicarius`` and the OpenAI Agents SDK and
+ADK session adapters) runs its store call in a worker thread, so a slow disk or network
+never stalls the event loop. asyncio's ``to_thread`` and default executor do that through a
+``concurrent.futures.Future`` chained to an asyncio future by callbacks, a work item, a
+condition variable and the executor's thread bookkeeping. For an agent framework's session,
+whose reads are a few dozen microseconds of SQLite, that hand-off is the largest part of a
+call; matrix 7a times it beside this pool's, in alternation, on every run.
 
 The pool is the least that keeps the guarantees: a job is handed over on one
 ``queue.SimpleQueue`` (a C queue, one futex wake), and the answer is set on the caller's own
