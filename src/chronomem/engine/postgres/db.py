@@ -31,8 +31,9 @@ import psycopg.conninfo
 import psycopg_pool
 
 from chronomem._errors import DatabaseError, InvalidArgumentError
-from chronomem.engine.dialect import Dialect
+from chronomem.engine.dialect import Cursor, Dialect
 from chronomem.engine.postgres.dialect import POSTGRES, HeldCounters
+from chronomem.engine.postgres.held import NOTHING_TO_READ, HeldInserts, held_table, many_rows
 from chronomem.engine.postgres.schema import SCHEMA_VERSION, migrate, quoted_schema
 
 __all__ = ["PostgresDatabase", "memory_exists", "redacted", "scrubbed"]
@@ -47,18 +48,25 @@ def _translate(sql: str) -> str:
 
 
 class PostgresConnection:
-    """A psycopg connection inside one transaction, speaking chronomem's statements."""
+    """A psycopg connection inside one transaction, speaking chronomem's statements.
 
-    __slots__ = ("_conn", "counters")
+    Inserts nobody reads back are held and sent together, as one statement, when anything
+    else runs (see :mod:`.held`); :meth:`flush` sends them before a transaction or savepoint
+    ends."""
+
+    __slots__ = ("_conn", "_held", "counters")
 
     def __init__(self, conn: psycopg.Connection[Any], counters: HeldCounters | None = None) -> None:
         self._conn = conn
+        self._held = HeldInserts()
         self.counters = counters
         """A write transaction's counter changes, written at its end (``None``: at once)."""
 
     @property
     def raw(self) -> psycopg.Connection[Any]:
-        """The driver's connection, for a savepoint of this transaction."""
+        """The driver's connection, for a savepoint of this transaction (every statement
+        made so far sent first)."""
+        self.flush()
         return self._conn
 
     @property
@@ -66,16 +74,42 @@ class PostgresConnection:
         """PostgreSQL's statements."""
         return POSTGRES
 
-    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> psycopg.Cursor[Any]:
-        """Run one statement; its rows are tuples."""
-        return self._conn.execute(_translate(sql), parameters)
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
+        """Run one statement; its rows are tuples. An insert that may be held is (its
+        cursor has no rows to read)."""
+        table = held_table(sql)
+        if table is None:
+            self.flush()
+            return self._conn.execute(_translate(sql), parameters)
+        if self._held.holds(table):
+            self.flush()
+        self._held.hold(table, _translate(sql), parameters)
+        return NOTHING_TO_READ
 
     def executemany(self, sql: str, seq_of_parameters: Iterable[Sequence[Any]], /) -> None:
-        """Run one statement per parameter row, each queued in the write's pipeline like any
-        other statement (nothing waits for the server until a row is read or at COMMIT)."""
-        query = _translate(sql)
-        for row in seq_of_parameters:
-            self._conn.execute(query, row)
+        """Run the statement for each parameter row: an insert that may be held as one
+        statement of all the rows, anything else one statement per row, each queued in the
+        write's pipeline (nothing waits for the server until a row is read or at COMMIT)."""
+        rows = list(seq_of_parameters)
+        if not rows:
+            return
+        together = many_rows(sql, rows) if held_table(sql) is not None else None
+        if together is not None:
+            self.execute(*together)
+            return
+        for row in rows:
+            self.execute(sql, row)
+
+    def flush(self) -> None:
+        """Send the held inserts (one statement), queued in the pipeline like any other."""
+        taken = self._held.take()
+        if taken is not None:
+            self._conn.execute(*taken)
+
+    def drop_held(self) -> None:
+        """Forget the held inserts unsent: the transaction or savepoint they belong to is
+        being undone."""
+        self._held.drop()
 
 
 def redacted(dsn: str) -> str:
@@ -266,7 +300,9 @@ class PostgresDatabase:
         clear error now, not a pool timeout a minute later."""
         try:
             with psycopg.connect(dsn, connect_timeout=10, **options) as raw, raw.transaction():
-                migrate(PostgresConnection(raw), self.schema)
+                conn = PostgresConnection(raw)
+                migrate(conn, self.schema)
+                conn.flush()
         except psycopg.Error as e:
             raise _cannot_open(self.path, e, dsn)  # noqa: B904  # the cause is chosen there
 
@@ -280,8 +316,13 @@ class PostgresDatabase:
                     return
                 with _pipelined(raw, None if self._owns_pool else self._quoted):
                     conn = PostgresConnection(raw, HeldCounters())
-                    yield conn
+                    try:
+                        yield conn
+                    except BaseException:
+                        conn.drop_held()
+                        raise
                     POSTGRES.settle(conn)
+                    conn.flush()
         except psycopg_pool.PoolTimeout as e:
             raise DatabaseError(f"no connection to {self.path} within the timeout: {e}") from e
         except psycopg.Error as e:
@@ -299,7 +340,12 @@ class PostgresDatabase:
             mark = outer.counters.mark() if outer.counters is not None else 0
             try:
                 with outer.raw.transaction():
-                    yield outer
+                    try:
+                        yield outer
+                    except BaseException:
+                        outer.drop_held()  # the savepoint's own inserts, never sent
+                        raise
+                    outer.flush()  # inside the savepoint: an error in them undoes it alone
             except BaseException as e:
                 if outer.counters is not None:  # the savepoint's own counter changes go too
                     outer.counters.undo(mark)

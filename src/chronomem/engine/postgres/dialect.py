@@ -141,15 +141,16 @@ class PostgresDialect:
         statement's snapshot, so it is read again once that writer has committed."""
         keys = [k for k, _ in keyed]
         rows = conn.execute(
-            """WITH wanted AS (SELECT * FROM unnest(?::text[], ?::text[]) AS w(key, name)),
+            """WITH wanted AS (
+                   SELECT * FROM unnest((SELECT ?::text[]), (SELECT ?::text[])) AS w(key, name)),
                added AS (INSERT INTO chronomem_entities (owner, key, name)
                          SELECT ?, key, name FROM wanted ORDER BY key
                          ON CONFLICT (owner, key) DO NOTHING RETURNING id, key, name)
                SELECT id, key, name FROM added
                UNION ALL
                SELECT e.id, e.key, e.name FROM chronomem_entities e
-               WHERE e.owner = ? AND e.key = ANY(?)""",
-            (keys, [n for _, n in keyed], owner, owner, keys),
+               WHERE e.owner = ? AND e.key IN (SELECT key FROM wanted)""",
+            (keys, [n for _, n in keyed], owner, owner),
         ).fetchall()
         found = {key: (int(i), name) for i, key, name in rows}
         late = [k for k in keys if k not in found]
