@@ -140,6 +140,9 @@ class PostgresDialect:
         order), the known ones read. A key another writer inserts meanwhile is not in this
         statement's snapshot, so it is read again once that writer has committed."""
         keys = [k for k, _ in keyed]
+        # The arrays are read through scalar subqueries: the planner then estimates their
+        # length alike for every call and keeps one generic plan; given the arrays themselves,
+        # it planned each call anew (155 us of the server's time on a write's critical path).
         rows = conn.execute(
             """WITH wanted AS (
                    SELECT * FROM unnest((SELECT ?::text[]), (SELECT ?::text[])) AS w(key, name)),
