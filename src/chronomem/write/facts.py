@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from chronomem._model import FactId
 from chronomem._validate import FactInput
-from chronomem.claims.contradictions import conflicting_ids, parse_claim
+from chronomem.claims.contradictions import conflicting_ids, conflicts_of_keys, parse_claim
 from chronomem.engine.dialect import Conn
 from chronomem.recall.lexindex import index_document
 from chronomem.recall.semantic.vectors import store_vector
@@ -129,11 +129,12 @@ def insert_fact(
     """Insert the fact and its index entries; returns its id with the facts it contradicts.
 
     Ordered for as few waits on a server as the data allow (PostgreSQL pipelines every
-    statement whose rows are not read at once): the fact's row and its entities are sent
-    together and read back together, the index entries follow unread, and the check for
-    contradicted facts comes last, its answer the only one waited for before COMMIT. The
-    check finds the same facts after the insert as before it: the new fact holds the very
-    value it compares against, which the check's ``value != ?`` leaves out.
+    statement whose rows are not read at once): the fact's row, the check for contradicted
+    facts (by the entities' keys) and its entities are sent together and read back together,
+    and the index entries follow unread, so nothing is waited for before COMMIT. The check
+    finds the same facts after the insert as before it: the new fact holds the very value it
+    compares against, which the check's ``value != ?`` leaves out. On SQLite, whose cursors
+    read lazily, the check reads the stored rows last, by the entities' ids.
     """
     fid = fact_id or new_fact_id(system_time)
     d = p.data
@@ -152,6 +153,11 @@ def insert_fact(
             p.content_key,
         ),
     )  # fmt: skip
+    sent = None
+    if conn.dialect.for_update:  # an engine whose statements travel in a pipeline
+        sent = conflicts_of_keys(
+            conn, owner=owner, category=d.category, claim=p.claim, entity_keys=p.keys
+        )
     entity_ids = _entity_ids(conn, owner, p)
     rowid = int(cur.fetchone()[0])
     index_document(conn, owner, "fact", rowid, d.content)
@@ -168,8 +174,12 @@ def insert_fact(
             # In one order for every writer (see _entity_ids).
             list(itertools.permutations(sorted(entity_ids), 2)),
         )
-    contradicts = conflicting_ids(
-        conn, owner=owner, category=d.category, claim=p.claim, entity_ids=entity_ids
+    contradicts = (
+        sent()
+        if sent is not None
+        else conflicting_ids(
+            conn, owner=owner, category=d.category, claim=p.claim, entity_ids=entity_ids
+        )
     )
     return FactId(fid, contradicts)
 
