@@ -132,3 +132,44 @@ def test_a_held_insert_is_read_by_the_next_statement(pg_mem: ChronoMem) -> None:
             insert.fetchone()  # as psycopg says of any insert without RETURNING
         held = conn.execute("SELECT vec FROM chronomem_vectors WHERE item = ?", (rowid[0],))
         assert bytes(held.fetchone()[0]) == b"\x01"
+
+
+def _holding_lex() -> HeldInserts:
+    held = HeldInserts()
+    held.hold("chronomem_lex", "INSERT INTO chronomem_lex (rowid) VALUES (%s)", (1,))
+    return held
+
+
+def test_a_statement_reading_none_of_their_tables_ends_the_held_inserts() -> None:
+    sql = "SELECT count(*) FROM chronomem_facts WHERE owner = ?"
+    assert _holding_lex().take_before(sql, sql.replace("?", "%s"), ("a",)) == (
+        "WITH _h0 AS (INSERT INTO chronomem_lex (rowid) VALUES (%s)) "
+        "SELECT count(*) FROM chronomem_facts WHERE owner = %s",
+        [1, "a"],
+    )
+    with_list = (
+        "WITH mine AS (SELECT 1 AS s) INSERT INTO chronomem_corpus (shard) SELECT s FROM mine"
+    )
+    assert _holding_lex().take_before(with_list, with_list, ()) == (
+        "WITH _h0 AS (INSERT INTO chronomem_lex (rowid) VALUES (%s)), mine AS (SELECT 1 AS s) "
+        "INSERT INTO chronomem_corpus (shard) SELECT s FROM mine",
+        [1],
+    )
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT body FROM chronomem_lex WHERE rowid = ?",  # would not see the held row
+        "SELECT id FROM chronomem_facts WHERE id = ? FOR UPDATE",
+        "WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r",
+        "COMMIT",
+        "SET LOCAL search_path TO x",
+        "CREATE INDEX i ON chronomem_facts (owner)",
+    ],
+    ids=str.split("reads-a-held-table for-update recursive commit set schema"),
+)
+def test_anything_else_is_sent_after_the_held_inserts(sql: str) -> None:
+    held = _holding_lex()
+    assert held.take_before(sql, sql, ()) is None
+    assert held.holds("chronomem_lex")  # still held, for the flush before the statement

@@ -66,8 +66,8 @@ def test_a_fact_with_a_claim_waits_three_times(traced: tuple[ChronoMem, Path]) -
                            category="device")  # fmt: skip
     # BEGIN, search_path (a borrowed pool), lock, duplicate probe: a wait. The row, the
     # contradiction check (by the entities' keys) and the entities: a wait. The index entries
-    # (five inserts, one statement), the counters and COMMIT: a wait.
-    assert waits == [3, 10]
+    # (five inserts), the counters (one statement with them) and COMMIT: a wait.
+    assert waits == [3, 9]
     assert len(fid.contradicts) == 1
 
 
@@ -76,9 +76,9 @@ def test_a_fact_without_entities_waits_three_times(traced: tuple[ChronoMem, Path
     mem.remember("the garden was quiet all morning")
     with _tracing(mem, path) as waits:
         mem.remember("the weather was warm and sunny all week")
-    # No entity, no check: the row, then its index entries (one statement), the counters
+    # No entity, no check: the row, then its index entries and counters (one statement)
     # and COMMIT.
-    assert waits == [3, 8]
+    assert waits == [3, 7]
 
 
 def test_a_duplicate_waits_for_its_probe_and_its_conflicts(

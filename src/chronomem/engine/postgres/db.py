@@ -79,8 +79,12 @@ class PostgresConnection:
         cursor has no rows to read)."""
         table = held_table(sql)
         if table is None:
+            query = _translate(sql)
+            together = self._held.take_before(sql, query, parameters)
+            if together is not None:
+                return self._conn.execute(*together)
             self.flush()
-            return self._conn.execute(_translate(sql), parameters)
+            return self._conn.execute(query, parameters)
         if self._held.holds(table):
             self.flush()
         self._held.hold(table, _translate(sql), parameters)

@@ -17,8 +17,11 @@ tell the difference, so an insert is held only when:
   where two statements are not (``ON CONFLICT ... DO UPDATE``);
 * it returns nothing (``RETURNING``): its rows would be read.
 
-Anything else is a statement of its own, sent after the held ones. Foreign keys are checked
-at the end of the statement, when every sub-statement's rows are there. An error in a held
+The statement that comes next ends them. If it names none of their tables (so it reads and
+writes the same rows with them as after them) and is a query or a change, it is the main
+statement of that one (a write's counters are, at its end); anything else is a statement of
+its own, sent after the held ones. Foreign keys are checked at the end of the statement,
+when every sub-statement's rows are there (none of chronomem's cascades). An error in a held
 insert surfaces when it is sent, which in a pipeline is no later than before: a write's
 statements are answered only when one of them is read, or at COMMIT.
 """
@@ -125,9 +128,45 @@ class HeldInserts:
         statement = _combined(tuple(query for _, query, _ in first), last)
         return statement, [value for _, _, parameters in held for value in parameters]
 
+    def take_before(
+        self, sql: str, query: str, parameters: Sequence[Any]
+    ) -> tuple[str, list[Any]] | None:
+        """The held inserts and then the statement ``sql`` (``query`` in psycopg's style)
+        as one statement, the held ones its CTEs, and forget them; ``None`` (nothing taken)
+        when none is held or ``sql`` cannot end them (see :func:`_ends_held`). The one
+        statement reads what ``sql`` alone would: it reads none of the tables they write."""
+        reads = _ends_held(sql)
+        if not self._held or reads is None or reads & {table for table, _, _ in self._held}:
+            return None
+        held, self._held = self._held, []
+        own = query.strip()
+        if own[:4].upper() == "WITH":  # its own CTEs join the list, after the held ones
+            ctes = tuple(q for _, q, _ in held)
+            statement = _combined(ctes, "").rstrip() + "," + own[4:]
+        else:
+            statement = _combined(tuple(q for _, q, _ in held), own)
+        return statement, [v for _, _, ps in held for v in ps] + list(parameters)
+
     def drop(self) -> None:
         """Forget the held inserts unsent (their transaction or savepoint is undone)."""
         self._held.clear()
+
+
+@functools.lru_cache(maxsize=512)
+def _ends_held(sql: str) -> frozenset[str] | None:
+    """The tables ``sql`` names, if it may be the main statement after held inserts: a
+    query or a change (a CTE list may precede it), neither recursive nor locking rows
+    (``FOR UPDATE``). ``None`` for anything else: a transaction or schema command, which
+    must run on its own."""
+    words = sql.split(None, 2)
+    first = words[0].upper() if words else ""
+    if first not in ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH"):
+        return None
+    if first == "WITH" and len(words) > 1 and words[1].upper() == "RECURSIVE":
+        return None
+    if re.search(r"\bFOR\s+(?:NO\s+KEY\s+)?(?:UPDATE|SHARE)\b", sql, re.IGNORECASE):
+        return None
+    return frozenset(_TABLE.findall(sql))
 
 
 @functools.lru_cache(maxsize=256)
