@@ -30,11 +30,10 @@ from chronomem.write import purge as purging
 from chronomem.write.episodes import check_episode, insert_episode, insert_episodes
 from chronomem.write.facts import (
     SystemClock,
-    find_duplicate,
     insert_fact,
-    known_fact,
     new_fact_id,
     prepare,
+    remember_fact,
 )
 from chronomem.write.unindex import forget_from_context
 
@@ -187,10 +186,7 @@ class ChronoMem:
         if not isinstance(dedup, bool):
             raise InvalidArgumentError("dedup", "must be a bool")
         with self._db.write() as conn:
-            same = find_duplicate(conn, self.owner, p) if dedup else None
-            if same is not None:
-                return known_fact(conn, self.owner, p, same)
-            return insert_fact(conn, self.owner, p, system_time=self._clock.now())
+            return remember_fact(conn, self.owner, p, dedup=dedup, clock=self._clock)
 
     def supersede(
         self,

@@ -58,27 +58,27 @@ def _tracing(mem: ChronoMem, path: Path) -> Iterator[list[int]]:
     )
 
 
-def test_a_fact_with_a_claim_waits_three_times(traced: tuple[ChronoMem, Path]) -> None:
+def test_a_fact_with_a_claim_waits_twice(traced: tuple[ChronoMem, Path]) -> None:
     mem, path = traced
     mem.remember("Ardian's phone is a Pixel 8", entities=["Ardian"], category="device")
     with _tracing(mem, path) as waits:
         fid = mem.remember("Ardian's phone is a Xperia 10", entities=["Ardian"],
                            category="device")  # fmt: skip
-    # BEGIN, search_path (a borrowed pool), lock, duplicate probe: a wait. The row, the
+    # BEGIN, search_path (a borrowed pool), lock, duplicate probe, a savepoint, the row, the
     # contradiction check (by the entities' keys) and the entities: a wait. The index entries
     # (five inserts), the counters (one statement with them) and COMMIT: a wait.
-    assert waits == [3, 9]
+    assert waits == [2, 10]
     assert len(fid.contradicts) == 1
 
 
-def test_a_fact_without_entities_waits_three_times(traced: tuple[ChronoMem, Path]) -> None:
+def test_a_fact_without_entities_waits_twice(traced: tuple[ChronoMem, Path]) -> None:
     mem, path = traced
     mem.remember("the garden was quiet all morning")
     with _tracing(mem, path) as waits:
         mem.remember("the weather was warm and sunny all week")
-    # No entity, no check: the row, then its index entries and counters (one statement)
-    # and COMMIT.
-    assert waits == [3, 7]
+    # No entity, no check: the probe with the row; its index entries and counters (one
+    # statement) with COMMIT.
+    assert waits == [2, 8]
 
 
 def test_a_duplicate_waits_for_its_probe_and_its_conflicts(
@@ -90,7 +90,21 @@ def test_a_duplicate_waits_for_its_probe_and_its_conflicts(
         again = mem.remember("ardian's phone is a pixel 8", entities=["Ardian"],
                              category="device")  # fmt: skip
     assert again.duplicate_of == first
-    assert waits[0] == 4  # BEGIN + lock + probe; its entities; its conflicts; COMMIT
+    assert waits[0] == 4  # the probe (with the row sent in case); its entities; conflicts; COMMIT
+
+
+def test_a_duplicate_leaves_nothing_of_the_row_sent_in_case(
+    traced: tuple[ChronoMem, Path],
+) -> None:
+    mem, _ = traced
+    first = mem.remember("Ardian lives in Tirana", entities=["Ardian"])
+    again = mem.remember("ardian lives in tirana", entities=["Ardian", "Tirana"])
+    assert again.duplicate_of == first
+    with mem._db.read() as conn:
+        facts = conn.execute("SELECT id FROM chronomem_facts WHERE owner = 'ardian'").fetchall()
+        names = conn.execute("SELECT name FROM chronomem_entities WHERE owner = 'ardian'")
+        assert [f[0] for f in facts] == [first]
+        assert [n[0] for n in names.fetchall()] == ["Ardian"]  # no Tirana: rolled back
 
 
 def test_a_write_that_fails_leaves_nothing_and_a_usable_connection(

@@ -11,6 +11,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from chronomem._model import FactId
@@ -32,6 +33,7 @@ __all__ = [
     "insert_fact",
     "new_fact_id",
     "prepare",
+    "remember_fact",
 ]
 
 
@@ -131,15 +133,74 @@ def insert_fact(
     Ordered for as few waits on a server as the data allow (PostgreSQL pipelines every
     statement whose rows are not read at once): the fact's row, the check for contradicted
     facts (by the entities' keys) and its entities are sent together and read back together,
-    and the index entries follow unread, so nothing is waited for before COMMIT. The check
+    and the index entries follow unread, so nothing more is waited for before COMMIT. The check
     finds the same facts after the insert as before it: the new fact holds the very value it
     compares against, which the check's ``value != ?`` leaves out. On SQLite, whose cursors
     read lazily, the check reads the stored rows last, by the entities' ids.
     """
-    fid = fact_id or new_fact_id(system_time)
+    row = _insert_row(conn, owner, p, system_time, fact_id or new_fact_id(system_time), lineage)
+    return _index_row(conn, owner, p, row)
+
+
+def remember_fact(
+    conn: Conn, owner: str, p: Prepared, *, dedup: bool, clock: SystemClock
+) -> FactId:
+    """What ``remember`` stores and returns: ``p`` as a new fact, or, with ``dedup``, the
+    owner's active fact that already says it (see :func:`find_duplicate`, :func:`known_fact`).
+
+    On PostgreSQL the new fact's row and entities go out with the duplicate probe, before its
+    answer, inside a savepoint that a duplicate rolls back: a new fact then waits for the
+    server twice (the probe with the row, the check and the entities; COMMIT), not three
+    times. SQLite, with no server to wait for, probes first.
+    """
+    if not dedup:
+        return insert_fact(conn, owner, p, system_time=clock.now())
+    if not conn.dialect.for_update:  # an engine without a pipeline
+        same = find_duplicate(conn, owner, p)
+        if same is not None:
+            return known_fact(conn, owner, p, same)
+        return insert_fact(conn, owner, p, system_time=clock.now())
+    probe = _probe(conn, owner, p)
+    conn.execute("SAVEPOINT chronomem_unless_duplicate")
+    now = clock.now()
+    row = _insert_row(conn, owner, p, now, new_fact_id(now), _NO_LINEAGE)  # one wait, for all
+    same = probe()
+    if same is not None:
+        conn.execute("ROLLBACK TO SAVEPOINT chronomem_unless_duplicate")
+        return known_fact(conn, owner, p, same)
+    return _index_row(conn, owner, p, row)
+
+
+_NO_LINEAGE: tuple[int | None, int | None, str | None, bool, str | None] = (
+    None, None, None, False, None,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Row:
+    """A fact's row as inserted, read back with its entities, before its index entries."""
+
+    fid: str
+    rowid: int
+    at: int
+    """When it became valid (epoch µs)."""
+    entity_ids: list[int]
+    conflicts: Callable[[], tuple[str, ...]] | None
+    """The contradiction check sent with the row (PostgreSQL), read when called."""
+
+
+def _insert_row(
+    conn: Conn,
+    owner: str,
+    p: Prepared,
+    system_time: int,
+    fid: str,
+    lineage: tuple[int | None, int | None, str | None, bool, str | None],
+) -> _Row:
     d = p.data
     valid_until, invalidated_at, superseded_by, forgotten, reason = lineage
     attr, value = p.claim if p.claim else (None, None)
+    at = d.valid_from if d.valid_from is not None else system_time
     cur = conn.execute(
         """INSERT INTO chronomem_facts (id, owner, content, category, trust, confidence, source,
                metadata, entities, terms, attr, value, system_time, valid_from, valid_until,
@@ -147,8 +208,7 @@ def insert_fact(
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid""",
         (
             fid, owner, d.content, d.category, d.trust, d.confidence, d.source, d.metadata,
-            json.dumps(p.names, ensure_ascii=False), p.terms, attr, value, system_time,
-            d.valid_from if d.valid_from is not None else system_time,
+            json.dumps(p.names, ensure_ascii=False), p.terms, attr, value, system_time, at,
             valid_until, invalidated_at, superseded_by, int(forgotten), reason,
             p.content_key,
         ),
@@ -159,10 +219,14 @@ def insert_fact(
             conn, owner=owner, category=d.category, claim=p.claim, entity_keys=p.keys
         )
     entity_ids = _entity_ids(conn, owner, p)
-    rowid = int(cur.fetchone()[0])
-    index_document(conn, owner, "fact", rowid, d.content)
-    store_vector(conn, rowid, d.content)
-    index_times(conn, owner, rowid, d.valid_from if d.valid_from is not None else system_time, ())
+    return _Row(fid, int(cur.fetchone()[0]), at, entity_ids, sent)
+
+
+def _index_row(conn: Conn, owner: str, p: Prepared, row: _Row) -> FactId:
+    rowid, entity_ids = row.rowid, row.entity_ids
+    index_document(conn, owner, "fact", rowid, p.data.content)
+    store_vector(conn, rowid, p.data.content)
+    index_times(conn, owner, rowid, row.at, ())
     conn.executemany(
         "INSERT INTO chronomem_fact_entities (entity_id, fact_rowid) VALUES (?, ?)",
         [(e, rowid) for e in entity_ids],
@@ -175,13 +239,13 @@ def insert_fact(
             list(itertools.permutations(sorted(entity_ids), 2)),
         )
     contradicts = (
-        sent()
-        if sent is not None
+        row.conflicts()
+        if row.conflicts is not None
         else conflicting_ids(
-            conn, owner=owner, category=d.category, claim=p.claim, entity_ids=entity_ids
+            conn, owner=owner, category=p.data.category, claim=p.claim, entity_ids=entity_ids
         )
     )
-    return FactId(fid, contradicts)
+    return FactId(row.fid, contradicts)
 
 
 def find_duplicate(conn: Conn, owner: str, p: Prepared) -> str | None:
@@ -192,6 +256,11 @@ def find_duplicate(conn: Conn, owner: str, p: Prepared) -> str | None:
     so the check holds a transaction lock on (owner, key) until commit; the second writer
     then sees the first one's fact. SQLite's writes are serial already.
     """
+    return _probe(conn, owner, p)()
+
+
+def _probe(conn: Conn, owner: str, p: Prepared) -> Callable[[], str | None]:
+    """:func:`find_duplicate`, sent now and read when called."""
     if conn.dialect.for_update:  # an engine with concurrent writers
         # Not read back: the server runs the probe below only once it holds the lock, so
         # the two travel in one round trip (with the write's BEGIN).
@@ -199,14 +268,19 @@ def find_duplicate(conn: Conn, owner: str, p: Prepared) -> str | None:
             "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))",
             ("chronomem.content:" + json.dumps([owner, p.content_key]),),
         )
-    row = conn.execute(
+    cur = conn.execute(
         f"""SELECT id FROM chronomem_facts
             WHERE owner = ? AND content_key = ? AND kind = 'fact' AND invalidated_at IS NULL
             AND category {conn.dialect.null_safe_equal} ?
             ORDER BY rowid LIMIT 1""",
         (owner, p.content_key, p.data.category),
-    ).fetchone()
-    return None if row is None else str(row[0])
+    )
+
+    def read() -> str | None:
+        row = cur.fetchone()
+        return None if row is None else str(row[0])
+
+    return read
 
 
 def known_fact(conn: Conn, owner: str, p: Prepared, fact_id: str) -> FactId:
