@@ -173,3 +173,14 @@ def test_anything_else_is_sent_after_the_held_inserts(sql: str) -> None:
     held = _holding_lex()
     assert held.take_before(sql, sql, ()) is None
     assert held.holds("chronomem_lex")  # still held, for the flush before the statement
+
+
+@pytest.mark.postgres
+def test_many_rows_go_in_parts_under_the_parameter_cap(pg_mem: ChronoMem) -> None:
+    fid = pg_mem.remember("Ardian lives in Tirana")
+    with pg_mem._db.write() as conn:
+        rowid = conn.execute("SELECT rowid FROM chronomem_facts WHERE id = ?", (fid,)).fetchone()
+        rows = [("ardian", at, rowid[0]) for at in range(1, 25_001)]  # 75,000 parameters
+        conn.executemany("INSERT INTO chronomem_mentions (owner, at, item) VALUES (?, ?, ?)", rows)
+        count = conn.execute("SELECT count(*) FROM chronomem_mentions WHERE item = ?", rowid)
+        assert count.fetchone()[0] == 25_001  # with the fact's own time

@@ -39,6 +39,8 @@ from chronomem.engine.postgres.schema import SCHEMA_VERSION, migrate, quoted_sch
 __all__ = ["PostgresDatabase", "memory_exists", "redacted", "scrubbed"]
 
 _POOL_TIMEOUT_SECONDS = 60.0
+_MAX_PARAMETERS = 10_000
+"""Parameters of one multi-row insert made of an ``executemany`` (PostgreSQL's cap: 65,535)."""
 
 
 @functools.lru_cache(maxsize=1024)
@@ -97,10 +99,15 @@ class PostgresConnection:
         rows = list(seq_of_parameters)
         if not rows:
             return
-        together = many_rows(sql, rows) if held_table(sql) is not None else None
-        if together is not None:
-            self.execute(*together)
-            return
+        if held_table(sql) is not None:
+            # A statement takes at most 65,535 parameters: a long list goes in parts.
+            step = max(1, _MAX_PARAMETERS // max(1, len(rows[0])))
+            parts = [many_rows(sql, rows[i : i + step]) for i in range(0, len(rows), step)]
+            together = [part for part in parts if part is not None]
+            if len(together) == len(parts):
+                for statement, parameters in together:
+                    self.execute(statement, parameters)
+                return
         for row in rows:
             self.execute(sql, row)
 
