@@ -108,6 +108,9 @@ class Dialect(Protocol):
     for_update: str
     """Appended to a SELECT that reads a row it is about to change ("" where writes are
     serial)."""
+    pipelined: bool
+    """Whether statements travel in a pipeline, answered only when read (PostgreSQL): a write
+    then sends what it can before it reads, to wait for the server fewer times."""
     null_safe_equal: str
     """The operator that compares with NULL as a value (``IS`` / ``IS NOT DISTINCT FROM``)."""
     byte_order: str

@@ -155,7 +155,7 @@ def remember_fact(
     """
     if not dedup:
         return insert_fact(conn, owner, p, system_time=clock.now())
-    if not conn.dialect.for_update:  # an engine without a pipeline
+    if not conn.dialect.pipelined:
         same = find_duplicate(conn, owner, p)
         if same is not None:
             return known_fact(conn, owner, p, same)
@@ -214,7 +214,7 @@ def _insert_row(
         ),
     )  # fmt: skip
     sent = None
-    if conn.dialect.for_update:  # an engine whose statements travel in a pipeline
+    if conn.dialect.pipelined:
         sent = conflicts_of_keys(
             conn, owner=owner, category=d.category, claim=p.claim, entity_keys=p.keys
         )

@@ -109,6 +109,7 @@ class PostgresDialect:
     """The :class:`~chronomem.engine.dialect.Dialect` of PostgreSQL."""
 
     for_update = " FOR UPDATE"
+    pipelined = True
     null_safe_equal = "IS NOT DISTINCT FROM"
     byte_order = ' COLLATE "C"'
 

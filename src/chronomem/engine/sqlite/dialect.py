@@ -29,6 +29,7 @@ class SQLiteDialect:
     """The :class:`~chronomem.engine.dialect.Dialect` of SQLite."""
 
     for_update = ""
+    pipelined = False
     null_safe_equal = "IS"
     byte_order = ""
 
