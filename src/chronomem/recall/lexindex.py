@@ -22,10 +22,19 @@ from collections.abc import Sequence
 from chronomem.engine.dialect import Conn
 from chronomem.text.lexicon import index_terms
 
-__all__ = ["FIELD_WEIGHTS", "context_of", "index_document", "reindex", "weighted_length"]
+__all__ = [
+    "CONTEXT_TURNS",
+    "FIELD_WEIGHTS",
+    "index_document",
+    "reindex",
+    "turns_before",
+    "weighted_length",
+]
 
 # How much a term counts in each column: the turn itself, the turn before, the one before that.
 FIELD_WEIGHTS = (1.0, 0.5, 0.25)
+CONTEXT_TURNS = len(FIELD_WEIGHTS) - 1
+"""How many turns before an episode its context holds."""
 
 
 def weighted_length(fields: Sequence[Sequence[str]]) -> float:
@@ -54,18 +63,27 @@ def index_document(
     return body
 
 
-def context_of(conn: Conn, rowids: Sequence[int]) -> list[str]:
-    """The stored body terms of ``rowids``, in the order given (missing ones as '').
+def turns_before(
+    conn: Conn, owner: str, session: str, seq: int | None = None
+) -> list[tuple[int, str]]:
+    """The episodes of ``session`` just before position ``seq`` (before none: the newest),
+    as many as a context holds, nearest first: each one's position and stored body terms.
 
-    Callers pass a forgotten turn as no rowid (its words must not find the turns after it,
-    issue 20 item 9): they read ``forgotten`` with the rowids, in an indexed query."""
-    if not rowids:
-        return []
-    among, params = conn.dialect.in_list("rowid", rowids)
-    found = dict(
-        conn.execute(f"SELECT rowid, body FROM chronomem_lex WHERE {among}", params).fetchall()
-    )
-    return [found.get(r, "") for r in rowids]
+    A forgotten turn has no words (its words must not find the turns after it, issue 20
+    item 9), nor has one the index does not hold. One statement, the hot path of a serial
+    ``remember_episode``: a scalar subquery per turn rather than a join, so two primary-key
+    probes whatever either engine's planner knows of the tables' sizes.
+    """
+    below = "" if seq is None else " AND f.seq < ?"
+    rows = conn.execute(
+        f"""SELECT f.seq, CASE WHEN f.forgotten = 0 THEN
+               (SELECT l.body FROM chronomem_lex l WHERE l.rowid = f.rowid) END
+           FROM chronomem_facts f
+           WHERE f.owner = ? AND f.session = ? AND f.kind = 'episode'{below}
+           ORDER BY f.seq DESC LIMIT ?""",
+        (owner, session, *(() if seq is None else (seq,)), CONTEXT_TURNS),
+    ).fetchall()
+    return [(int(position), words or "") for position, words in rows]
 
 
 def reindex(conn: Conn) -> None:
@@ -86,4 +104,4 @@ def reindex(conn: Conn) -> None:
         if (owner, session) != last_session:
             previous, last_session = [], (owner, session)
         body = index_document(conn, owner, kind, rowid, content, previous[::-1][:2])
-        previous = [*previous[-1:], "" if forgotten else body]  # as context_of reads it
+        previous = [*previous[-1:], "" if forgotten else body]  # as turns_before reads it

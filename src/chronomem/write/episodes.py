@@ -26,7 +26,7 @@ from chronomem._validate import (
     fact_fields,
 )
 from chronomem.engine.dialect import Conn
-from chronomem.recall.lexindex import index_document
+from chronomem.recall.lexindex import index_document, turns_before
 from chronomem.recall.semantic.vectors import store_vector
 from chronomem.text.entities import entity_key
 from chronomem.text.mentions import Mention, iso_days, mentions
@@ -46,7 +46,6 @@ __all__ = [
 
 MAX_SPEAKER_BYTES = 1024  # a chronica actor: 256 characters
 MAX_SESSION_BYTES = 1024
-_CONTEXT_TURNS = 2
 _FILL_PAGE = 1000
 
 
@@ -90,7 +89,7 @@ def insert_episode(
     """
     eid = episode_id or new_fact_id(system_time)
     conn.dialect.lock_session(conn, owner, e.session)
-    before = _turns_before(conn, owner, e.session)
+    before = turns_before(conn, owner, e.session)
     seq = before[0][0] + 1 if before else 1
     invalidated_at, reason = forgotten if forgotten else (None, None)
     at = e.at if e.at is not None else system_time
@@ -118,25 +117,6 @@ def insert_episode(
             (owner, key),
         )
     return eid
-
-
-def _turns_before(conn: Conn, owner: str, session: str) -> list[tuple[int, str]]:
-    """The session's last two turns, newest first: each one's position and stored body terms
-    (what ``context_of`` reads), read with its position in one statement, the hot path of a
-    serial ``remember_episode``. A forgotten turn has no words (its words must not find the
-    turns after it, issue 20 item 9), nor has one the index does not hold.
-
-    A scalar subquery per turn, not a join: two primary-key probes, whatever either engine's
-    planner knows of the tables' sizes."""
-    rows = conn.execute(
-        """SELECT f.seq, CASE WHEN f.forgotten = 0 THEN
-               (SELECT l.body FROM chronomem_lex l WHERE l.rowid = f.rowid) END
-           FROM chronomem_facts f
-           WHERE f.owner = ? AND f.session = ? AND f.kind = 'episode'
-           ORDER BY f.seq DESC LIMIT ?""",
-        (owner, session, _CONTEXT_TURNS),
-    ).fetchall()
-    return [(int(seq), words or "") for seq, words in rows]
 
 
 def _stored(said: Sequence[Mention]) -> str | None:

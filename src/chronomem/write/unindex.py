@@ -18,11 +18,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from chronomem.engine.dialect import Conn
-from chronomem.recall.lexindex import context_of, weighted_length
+from chronomem.recall.lexindex import CONTEXT_TURNS, turns_before, weighted_length
 
 __all__ = ["Unindexer", "forget_from_context"]
-
-_CONTEXT_TURNS = 2
 
 
 def _distinct(columns: Sequence[str]) -> set[str]:
@@ -69,17 +67,13 @@ class Unindexer:
         followers = self.conn.execute(
             """SELECT seq, rowid FROM chronomem_facts WHERE owner = ? AND session = ?
                AND kind = 'episode' AND seq > ? ORDER BY seq LIMIT ?""",
-            (self.owner, session, seq, _CONTEXT_TURNS),
+            (self.owner, session, seq, CONTEXT_TURNS),
         ).fetchall()
         for follower_seq, rowid in followers:
-            before = self.conn.execute(
-                """SELECT rowid, forgotten FROM chronomem_facts WHERE owner = ? AND session = ?
-                   AND kind = 'episode' AND seq < ? ORDER BY seq DESC LIMIT ?""",
-                (self.owner, session, follower_seq, _CONTEXT_TURNS),
-            ).fetchall()
-            # A forgotten turn reads as empty (rowid 0 is no item's), as when written.
-            context = context_of(self.conn, [0 if r[1] else int(r[0]) for r in before])
-            self._recontext(int(rowid), context + [""] * (_CONTEXT_TURNS - len(context)))
+            # A forgotten turn reads as empty, as when written.
+            before = turns_before(self.conn, self.owner, session, follower_seq)
+            context = [words for _, words in before]
+            self._recontext(int(rowid), context + [""] * (CONTEXT_TURNS - len(context)))
 
     def _recontext(self, rowid: int, context: list[str]) -> None:
         old = self._columns(rowid)
