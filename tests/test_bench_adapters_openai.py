@@ -90,3 +90,56 @@ def test_the_floor_under_a_turn_is_stated_when_measured() -> None:
         "0.098 ms p50, 6.1 WAL pages a commit; SQLiteSession's SQL for the same turn takes "
         "0.060 ms, 3.6 pages (both without the thread hand-off)." in render(result)
     )
+
+
+def _floored(theirs_turn: float, ours_turn: float) -> dict[str, Any]:
+    """A run whose turns take ``theirs_turn`` / ``ours_turn`` ms, with every floor part at
+    NORMAL (FULL's rows have no floor measured, so state none)."""
+    rows = [
+        _row(store, sync, n, theirs_turn if store == THEIRS else ours_turn, 0.1)
+        for sync in ("FULL", "NORMAL")
+        for store in (OURS, THEIRS)
+        for n in (100, 10_000)
+    ]
+    for row in rows:  # appends meet their goal, so only the turn's floor is stated
+        row["append_ms"] = {"p50": 0.1 if row["store"] == OURS else 0.2, "p95": 0.4}
+    floor = {
+        "ours_ms": 0.1,
+        "theirs_ms": 0.06,
+        "check_ms": 0.08,
+        "ours_frames": 6.1,
+        "theirs_frames": 3.6,
+        "ours_one_ms": 0.04,
+        "theirs_one_ms": 0.03,
+        "check_one_ms": 0.02,
+    }
+    return {
+        "sizes": [100, 10_000],
+        "rows": rows,
+        "floor": {"NORMAL": floor},
+        "hop_ms": {"p50": 0.05, "p95": 0.1},
+        "offload_ms": {"p50": 0.04, "p95": 0.1},
+    }
+
+
+def test_the_floor_under_a_missed_write_says_what_stops_it() -> None:
+    # A hand-off (0.04) and chronica's SQL (0.1) take 0.14 ms: over 0.169 / 1.3 = 0.130.
+    text = render(_floored(0.169, 0.4))
+    assert (
+        "- NORMAL, the floor under a turn at 1.3x: it may take at most 0.130 ms (SQLiteSession's "
+        "slowest such row, 0.169 ms, over 1.3); a hand-off (0.040 ms) and chronica's SQL for the "
+        "checked acta (0.100 ms; SQLiteSession's is 0.060) take 0.140 ms, and mapping and "
+        "checking the items 0.080 ms more, each alone at its fastest: out of reach short of "
+        "changing chronica's record." in text
+    )
+    assert "the floor under an append" not in text  # appends meet their goal
+    # 0.26 / 1.3 = 0.2 ms allowed: the record fits, with 0.06 ms left for mapping and checking.
+    assert "out of reach unless mapping and checking take less than 0.060 ms." in render(
+        _floored(0.26, 0.4)
+    )
+    # 0.39 / 1.3 = 0.3 ms allowed, over all three parts (0.22 ms): no floor stops it.
+    assert (
+        "no floor stops it: the slowest such row takes 0.400 ms, 0.180 ms more than those parts."
+        in render(_floored(0.39, 0.4))
+    )
+    assert "the floor under a turn at" not in render(_floored(0.6, 0.4))  # met: no floor

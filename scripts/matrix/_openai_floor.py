@@ -1,10 +1,15 @@
-"""Matrix 7a's floor under a turn: each side's write of one turn with nothing around it.
+"""Matrix 7a's floor under a write: each side's write of a turn, and of one item, with
+nothing around it.
 
-Ours: ``SQLiteStore.record_many`` of the turn's acta, mapped and checked beforehand, so what
-is timed is the store's SQL and its row tuples. Theirs: ``SQLiteSession``'s statements for
-the same turn (its ``_insert_items``, then a commit) on a file it created. Both in one
-thread, interleaved, no hand-off; and the WAL pages each commit writes, read from the
-growth of each ``-wal`` file.
+Ours: ``SQLiteStore.record_many`` of the acta, mapped and checked beforehand, so what is
+timed is the store's SQL and its row tuples; and, apart, the mapping and checking itself
+(``item_actum`` and chronica's ``validated_actum``, which every recorded item must pass).
+Theirs: ``SQLiteSession``'s statements for the same items (its ``_insert_items``, then a
+commit) on a file it created. Both in one thread, interleaved, no hand-off; and the WAL
+pages each commit of a turn writes, read from the growth of each ``-wal`` file.
+
+Each part is timed in a tight loop, the fastest it runs: their sum is a floor under what
+``ChronicaSession`` can take for the same write, short of changing chronica's record.
 """
 
 from __future__ import annotations
@@ -37,11 +42,13 @@ def floor(
     turns: int,
     turn: Callable[[int], list[dict[str, Any]]],
 ) -> dict[str, float]:
-    """A turn's write with nothing around it, p50 in ms, and WAL frames per commit.
+    """A turn's write and one item's with nothing around them, p50 in ms, and WAL frames per
+    commit of a turn.
 
-    Ours: ``SQLiteStore.record_many`` of the turn's acta, mapped and checked beforehand (what
-    is left is the store's SQL and its row tuples). Theirs: ``SQLiteSession``'s statements
-    for the same turn (its ``_insert_items``, then a commit) on a file it created.
+    ``ours_ms`` / ``theirs_ms``: a turn's SQL on each side; ``check_ms``: mapping and checking
+    the turn's items into acta (ours alone; theirs only encodes, inside ``theirs_ms``). The
+    ``_one`` keys: the same for one item (the turns' first items, a user message), written as
+    ``ChronicaSession`` writes a lone item (one keyed insert, its own transaction).
     """
     store = SQLiteStore(tmp / f"floor-chronica-{sync}.db", synchronous=sync)
     theirs_path = tmp / f"floor-agents-{sync}.db"
@@ -51,30 +58,60 @@ def floor(
     store.create("floor", owner_id="floor")
     ours: list[float] = []
     theirs: list[float] = []
+    checks: list[float] = []
+    one: dict[str, list[float]] = {"ours": [], "theirs": [], "check": []}
     frames = {"ours": 0, "theirs": 0}
     try:
         for i in range(turns):
-            acta = _checked_turn(turn(i))
+            items = turn(i)
+            started = time.perf_counter()
+            acta = _checked_turn(items)
+            checks.append(time.perf_counter() - started)
             keys = [f"floor:{i:08}:{j}" for j in range(len(acta))]
             wal = [_wal_size(tmp / f"floor-chronica-{sync}.db"), _wal_size(theirs_path)]
             started = time.perf_counter()
             store.record_many(acta, owner_id="floor", idempotency_keys=keys)
             ours.append(time.perf_counter() - started)
             started = time.perf_counter()
-            _their_turn(conn, turn(i))
+            _their_turn(conn, items)
             theirs.append(time.perf_counter() - started)
             grown = [_wal_size(tmp / f"floor-chronica-{sync}.db"), _wal_size(theirs_path)]
             for side, before, after in zip(("ours", "theirs"), wal, grown, strict=True):
                 frames[side] += max(0, after - before) // _WAL_FRAME  # 0 when the log restarts
+        for i in range(turns):  # after the turns, so their frames are counted alone
+            _one_item(store, conn, turn(i)[:1], f"floor:{i:08}:one", one)
     finally:
         conn.close()
         store.close()
     return {
         "ours_ms": 1000 * percentiles(ours)["p50"],
         "theirs_ms": 1000 * percentiles(theirs)["p50"],
+        "check_ms": 1000 * percentiles(checks)["p50"],
         "ours_frames": frames["ours"] / turns,
         "theirs_frames": frames["theirs"] / turns,
+        "ours_one_ms": 1000 * percentiles(one["ours"])["p50"],
+        "theirs_one_ms": 1000 * percentiles(one["theirs"])["p50"],
+        "check_one_ms": 1000 * percentiles(one["check"])["p50"],
     }
+
+
+def _one_item(
+    store: SQLiteStore,
+    conn: sqlite3.Connection,
+    items: list[dict[str, Any]],
+    key: str,
+    samples: dict[str, list[float]],
+) -> None:
+    """One item written by each side, timed as :func:`floor` times a turn."""
+    started = time.perf_counter()
+    acta = _checked_turn(items)
+    samples["check"].append(time.perf_counter() - started)
+    started = time.perf_counter()
+    store.record_many(acta, owner_id="floor", idempotency_keys=[key])
+    samples["ours"].append(time.perf_counter() - started)
+    started = time.perf_counter()
+    _their_turn(conn, items)
+    samples["theirs"].append(time.perf_counter() - started)
 
 
 def _checked_turn(items: list[dict[str, Any]]) -> list[Actum]:
