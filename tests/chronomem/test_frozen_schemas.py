@@ -3,15 +3,17 @@
 The old databases are tests/fixtures/schemas/chronomem-*.sql (scripts/freeze_schemas.py
 made them at the commit that last wrote each version; MANIFEST.json pins their hashes).
 Three things are checked per version: today's first N migration steps build exactly the
-schema version N had (an edited shipped step fails here); the frozen rows survive the
-migration and stay usable; and the migrated schema equals a fresh memory's, whatever steps
-are added later.
+schema version N had (an edited shipped step fails here; the one version per engine that
+shipped before a step was put ahead of its last is built by its own steps, named below);
+the frozen rows survive the migration and stay usable; and the migrated schema equals a
+fresh memory's, whatever steps are added later.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 import pytest
@@ -28,6 +30,8 @@ from tests.frozen_schemas import (
     versions,
 )
 from tests.pgserver import dsn_url
+
+_T = TypeVar("_T")
 
 SQLITE = versions("chronomem", "sqlite")
 POSTGRES = versions("chronomem", "postgres")
@@ -77,30 +81,43 @@ def _assert_rows_survived(mem: ChronoMem, version: int, *, episodes: bool) -> No
 _RENUMBERED_SQLITE_STEP = 7
 
 
+def _shipped_steps(steps: Sequence[_T], version: int, renumbered: int) -> list[_T]:
+    """Today's steps that build shipped ``version``: the first ``version`` of them, except that
+    the ``renumbered`` version shipped without the step later put before its last one."""
+    if version == renumbered:
+        return [*steps[: version - 1], steps[version]]
+    return list(steps[:version])
+
+
 def _without_column_order(schema: set[tuple[Any, ...]]) -> set[tuple[Any, ...]]:
     return {row[:3] if row[1] == "chronomem_facts" else row for row in schema}
 
 
 @pytest.mark.parametrize("version", SQLITE)
-def test_todays_first_steps_build_the_shipped_sqlite_schema(
-    version: int, tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
+def test_todays_steps_build_the_shipped_sqlite_schema(version: int, tmp_path: Path) -> None:
+    frozen = tmp_path / "frozen.db"
+    load_sqlite("chronomem", version, frozen)
+    steps = sqlite_schema_module._MIGRATIONS
+    shipped = _shipped_steps(steps, version, _RENUMBERED_SQLITE_STEP)
+    assert _sqlite_replay(shipped, tmp_path / "shipped.db") == sqlite_schema(frozen, "chronomem_")
+    if version == _RENUMBERED_SQLITE_STEP:  # and today's first 7 steps build another schema
+        assert _sqlite_replay(steps[:version], tmp_path / "first.db") != sqlite_schema(
+            frozen, "chronomem_"
+        )
+
+
+def _sqlite_replay(steps: Sequence[Any], path: Path) -> set[tuple[Any, ...]]:
+    """The schema ``steps`` build on a new file at ``path``."""
     import sqlite3
 
-    if version == _RENUMBERED_SQLITE_STEP:
-        request.applymarker(
-            pytest.mark.xfail(strict=True, reason="version 7 shipped as today's 8th step")
-        )
-    frozen, replayed = tmp_path / "frozen.db", tmp_path / "replayed.db"
-    load_sqlite("chronomem", version, frozen)
-    conn = sqlite3.connect(replayed, isolation_level=None)
+    conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("CREATE TABLE chronomem_schema (version INTEGER NOT NULL)")
-        for step in sqlite_schema_module._MIGRATIONS[:version]:
-            step(conn)  # type: ignore[arg-type]  # the steps need only execute()
+        for step in steps:
+            step(conn)  # the steps need only execute()
     finally:
         conn.close()
-    assert sqlite_schema(replayed, "chronomem_") == sqlite_schema(frozen, "chronomem_")
+    return sqlite_schema(path, "chronomem_")
 
 
 @pytest.mark.parametrize("version", SQLITE)
@@ -132,39 +149,45 @@ def _columns(path: Path) -> set[tuple[Any, ...]]:
 
 # Version 5 shipped as the content-key step (commits a596138 to fa60093), as SQLite's 7 did;
 # today's 5th step is the time step and its 6th adds the content key. So today's first five
-# steps do not rebuild that schema, and the 6th step, finding the key, runs the time step
-# instead (the migration test below takes the frozen file to today's schema).
+# steps do not rebuild that schema, its first four and its 6th do, and on a shipped version 5
+# the 6th step, finding the key, runs the time step instead (the migration test below takes
+# the frozen schema to today's).
 _RENUMBERED_POSTGRES_STEP = 5
-
-
-def _renumbered_postgres_step(version: int, request: pytest.FixtureRequest) -> None:
-    if version == _RENUMBERED_POSTGRES_STEP:
-        reason = "PostgreSQL 5 shipped as today's 6th step"
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
 
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("version", POSTGRES)
-def test_todays_first_steps_build_the_shipped_postgres_schema(
-    version: int, pg_dsn: str, pg_schema: str, request: pytest.FixtureRequest
+def test_todays_steps_build_the_shipped_postgres_schema(
+    version: int, pg_dsn: str, pg_schema: str
 ) -> None:
-    _renumbered_postgres_step(version, request)
-    replayed = f"{pg_schema}_replayed"
     load_postgres("chronomem", version, pg_dsn, pg_schema)
-    with psycopg.connect(pg_dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{replayed}"')
-        conn.execute(f'SET search_path TO "{replayed}"')
+    steps = pg_schema_module._MIGRATIONS
+    shipped = _shipped_steps(steps, version, _RENUMBERED_POSTGRES_STEP)
+    assert _postgres_replay(shipped, pg_dsn, f"{pg_schema}_shipped") == postgres_schema(
+        pg_dsn, pg_schema
+    )
+    if version == _RENUMBERED_POSTGRES_STEP:  # and today's first 5 steps build another schema
+        assert _postgres_replay(steps[:version], pg_dsn, f"{pg_schema}_first") != (
+            postgres_schema(pg_dsn, pg_schema)
+        )
+
+
+def _postgres_replay(steps: Sequence[str], dsn: str, schema: str) -> Any:
+    """The schema ``steps`` build in a new schema named ``schema``."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+        conn.execute(f'SET search_path TO "{schema}"')
         conn.execute("CREATE TABLE chronomem_schema (version integer NOT NULL)")
-        for step in pg_schema_module._MIGRATIONS[:version]:
+        for step in steps:
             for statement in step.split(";\n"):
                 conn.execute(statement)
-    assert postgres_schema(pg_dsn, replayed) == postgres_schema(pg_dsn, pg_schema)
+    return postgres_schema(dsn, schema)
 
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("version", POSTGRES)
 def test_a_frozen_postgres_schema_migrates_with_its_rows(
-    version: int, pg_dsn: str, pg_schema: str, request: pytest.FixtureRequest
+    version: int, pg_dsn: str, pg_schema: str
 ) -> None:
     # Version 1 -> 2 had no test at all before these fixtures.
     load_postgres("chronomem", version, pg_dsn, pg_schema)
