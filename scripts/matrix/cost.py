@@ -10,6 +10,24 @@ each connection's setting read back from SQLite, never assumed. Large files are 
 transactions (``ChronoMem.batch`` and ``remember_episodes``; not timed) and cached by a hash of
 the write path, as matrix 1's are.
 
+Every copy is a new file, flushed to disk (``fsync``) before anything is timed. A fresh
+830 MB copy stays dirty page cache for up to 30 s, and the first checkpoint of that file (its
+first ``fsync`` of the database, at either setting) paid for writing back what was still
+unwritten: 134-239 ms in one call against 8-24 ms for a later checkpoint, while the
+writeback in flight slowed every other call. Which setting caught more of it was timing:
+each NORMAL copy was a new file, but each FULL copy overwrote the previous run's, which ext4
+writes back as soon as it is closed (a file truncated to empty and rewritten). Measured at
+1,000,000 episodes with the FULL file overwritten so, the NORMAL file's first checkpoint
+took 214 ms and the FULL file's 16 ms: the NORMAL slower than FULL of earlier runs (845-929/s
+against 874-1,024/s). One 500-call pass with the copies flushed first ran at 1,853/s NORMAL
+and 1,289/s FULL, against 1,228/s and 924/s without (a rate is calls over their summed time,
+so the checkpoints count in it).
+
+After the serial writes, the floor under a ``remember_episode`` (:mod:`._episode_floor`):
+the statements of a few hundred more calls recorded and replayed raw on the episode files,
+each part and the WAL pages of each commit measured, so the report can say whether the
+goal is out of reach for the SQL the design needs, or for our Python around it.
+
 Figures at this scale move between runs on a shared machine (recall p50 at 10,000 facts was
 1.48 ms in one run and 2.90 ms in another), so every size runs several times in fresh
 processes, each on a quiet machine if one comes (:mod:`.quiet`); a row reports the median of
@@ -24,6 +42,7 @@ spread is the ratio in each of four consecutive stretches of the run.
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import statistics
@@ -44,6 +63,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from chronomem import ChronoMem
 from chronomem import Turn as Said
 
+from ._episode_floor import floor as episode_floor
+from ._episode_floor import over_runs as floor_over_runs
 from .data import scaling_queries, synthetic_facts
 from .durability import SETTINGS, chronomem_setting
 from .hardware import REPO
@@ -65,6 +86,9 @@ _OWNER = "bench"
 _WARM_WRITES = 10
 """Untimed writes at each setting before the timed ones: the first write of a process loads
 what writing needs (hundreds of milliseconds once)."""
+_FLOOR_CALLS = 300
+"""Calls replayed for the floor under ``remember_episode``: a third each with every part,
+without the document-frequency upserts, without the FTS5 row; about a second in all."""
 _BATCH = 20_000
 KINDS = ("facts", "episodes")
 _QS = ("p50", "p95", "p99", "mean")
@@ -108,6 +132,15 @@ def _filled(kind: str, spec: dict[str, Any], path: Path) -> dict[str, Any]:
         shutil.copyfile(path, template)
         template.with_suffix(".json").write_text(json.dumps(fill_s))
     return {"fill_s": fill_s, "cached": False}
+
+
+def _settled(path: Path) -> None:
+    """Flush a copy to disk, so its writeback never lands in a timed call (see above)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _episode_queries(size: int, count: int, seed: int) -> list[str]:
@@ -173,6 +206,8 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
             shutil.copyfile(paths[kind], folder / f"mcp-{kind}.db")
     for kind in KINDS:  # each setting writes to its own copy (see _serial)
         shutil.copyfile(paths[kind], paths[kind].with_name(f"{kind}-FULL.db"))
+        _settled(paths[kind])
+        _settled(paths[kind].with_name(f"{kind}-FULL.db"))
     mems = {
         k: {
             s: ChronoMem(p if s == "NORMAL" else p.with_name(f"{k}-FULL.db"), owner=_OWNER,
@@ -189,11 +224,15 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
             raise SystemExit(f"cost: a connection runs at another setting than asked: {read_back}")
         recall = _recall({k: by["NORMAL"] for k, by in mems.items()}, spec)
         serial = _serial(mems, spec)
+        size, seed, calls = spec["size"], spec["seed"], spec.get("floor", _FLOOR_CALLS)
+        written = size + spec["serial"] + _WARM_WRITES  # each episode file holds as many
+        said = list(islice(turns(written + calls, seed=seed), written, None))
+        floor = episode_floor(mems["episodes"], said)
     finally:
         for by in mems.values():
             for mem in by.values():
                 mem.close()
-    return {"size": spec["size"], "fill": fills, "recall": recall, **serial}
+    return {"size": spec["size"], "fill": fills, "recall": recall, **serial, "floor": floor}
 
 
 def _spawn(spec: dict[str, Any]) -> dict[str, Any]:
@@ -225,6 +264,7 @@ def _run_summary(raw: dict[str, Any]) -> dict[str, Any]:
             for call in ("remember_episode", "remember")
         },
         "remember_episode_ms": {s: _ms(raw["remember_episode"][s]) for s in SETTINGS},
+        "floor": raw["floor"],
     }
 
 
@@ -245,6 +285,7 @@ def _row(runs: list[dict[str, Any]], loads: list[dict[str, Any]]) -> dict[str, A
             call: {s: spread([r["writes_per_s"][call][s] for r in summaries]) for s in SETTINGS}
             for call in ("remember_episode", "remember")
         },
+        "floor": floor_over_runs(summaries),
         "serial": sum(len(first["remember"][s]) for s in SETTINGS),
         "queries": len(first["recall"]["facts"]),
         "load": loads,
@@ -330,8 +371,9 @@ def run_cost(
                 raw, load = guarded(f"cost {size:,} run {run}", partial(_spawn, spec), log)
                 raws.append(raw)
                 loads.append(load)
-                for stale in Path(tmp).glob(f"*-{size}.db*"):
-                    stale.unlink()
+                for pattern in (f"*-{size}.db*", "*-FULL.db*"):  # every copy a new file
+                    for stale in Path(tmp).glob(pattern):
+                        stale.unlink()
             rows.append(_row(raws, loads))
         if mcp_size in sizes:
             log(f"cost: chronomem_recall vs a trivial tool over MCP stdio at {mcp_size:,}")

@@ -17,7 +17,7 @@ from .fmt import ms as _ms
 from .fmt import table as _table
 from .quiet import judge
 
-__all__ = ["Verdict", "cost_tables", "cost_verdicts", "verdict_lines"]
+__all__ = ["Verdict", "cost_tables", "cost_verdicts", "floor_lines", "verdict_lines"]
 
 _KINDS = ("facts", "episodes")
 
@@ -113,7 +113,68 @@ def cost_tables(section: dict[str, Any]) -> list[str]:
             for kind in _KINDS
         ]
         out += ["", *_table(header, body)]
+    floors = floor_lines(section)
+    return [*out, "", *floors] if floors else out
+
+
+_PART_NAMES = {
+    "context": "the previous turns read",
+    "row": "the episode's row, time points, vector and speaker",
+    "postings": "its FTS5 row",
+    "df": "the owner's document-frequency upserts",
+    "corpus": "the corpus counter",
+    "commit": "BEGIN and COMMIT",
+}
+_LEFT_OUT = {"df": "the document-frequency upserts", "postings": "the FTS5 row"}
+
+
+def floor_lines(section: dict[str, Any]) -> list[str]:
+    """The floor under a serial ``remember_episode`` (:mod:`._episode_floor`), per size and
+    setting, then what it says of the goal, only where the arithmetic settles it: the SQL
+    alone over the goal's time a call (out of reach for the design), or well under it while
+    the goal is missed (what misses is ours around the SQL). Runs before it was measured
+    show nothing."""
+    goals = section["goals"]["remember_episode_per_s"]
+    out: list[str] = []
+    for r in map(_normalised, section["rows"]):
+        for setting, f in r.get("floor", {}).items():
+            sql, call = f["p50_ms"], f["call_p50_ms"]
+            parts = ", ".join(f"{_PART_NAMES[p]} {v:.3f}" for p, v in f["parts_p50_ms"].items())
+            saved = "; without ".join(
+                f"{_LEFT_OUT[p]} it takes {sql['median'] - w['p50_ms']:.3f} ms and "
+                f"{f['pages'] - w['pages']:.1f} pages less"
+                for p, w in f["without"].items()
+            )
+            out.append(
+                f"- The floor under a serial `remember_episode` on {r['size']:,} episodes, "
+                f"`synchronous={setting}`: one call's SQL alone, recorded and replayed raw, "
+                f"takes {_spread(sql, _ms3, ' ms')} p50 ({parts} ms), mean {f['mean_ms']:.3f} "
+                f"ms, and writes {f['pages']:.1f} WAL pages a commit; without {saved}. "
+                f"A whole call takes {call:.3f} ms p50: {call - sql['median']:.3f} ms of "
+                "it is ours around the SQL."
+            )
+            rate = r["writes_per_s"]["remember_episode"].get(setting)
+            goal = goals[setting] if isinstance(goals, dict) else goals
+            budget = 1000 / goal
+            if min(sql["low"], f["mean_ms"]) > budget:
+                out.append(
+                    f"- Why `synchronous={setting}` cannot reach {goal:,.0f}/s on "
+                    f"{r['size']:,} episodes: that allows {budget:.3f} ms a call, and the "
+                    f"SQL the design needs already takes {sql['low']:.3f} ms p50 or more in "
+                    "every run, with nothing of ours around it."
+                )
+            elif rate is not None and rate["median"] < goal and sql["high"] < budget:
+                out.append(
+                    f"- `synchronous={setting}` on {r['size']:,} episodes misses {goal:,.0f}/s "
+                    f"({budget:.3f} ms a call) not for the SQL, which takes at most "
+                    f"{sql['high']:.3f} ms p50, but for what runs around it: a call takes "
+                    f"{call:.3f} ms p50, and checkpoints add to the mean."
+                )
     return out
+
+
+def _ms3(value: float) -> str:
+    return f"{value:.3f}"
 
 
 def _mcp_ratio(mcp: dict[str, Any], kind: str, trivial: float) -> str:

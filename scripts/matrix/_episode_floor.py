@@ -1,0 +1,214 @@
+"""Matrix 6's floor under a serial ``remember_episode``: its SQL with nothing of ours around it.
+
+Issue 23 asks for 2,000 calls/s at ``synchronous=NORMAL`` (0.5 ms a call) and 1,000/s at
+FULL on a file of 1,000,000 episodes. Whether that is out of reach for the design, and not
+for our Python, is answered by replaying the very statements a call issues:
+
+1. **Recorded.** ``ChronoMem.remember_episode`` runs for each new turn inside one open
+   transaction that is rolled back afterwards; its write connection is a recorder that runs
+   each statement and keeps its SQL and parameters. So the statements are exactly one call's
+   (the previous turns read, the episode's row, its time points, vector and speaker, its
+   FTS5 postings, the owner's document-frequency and corpus counters), and the file is as
+   before.
+2. **Replayed.** Each call's statements run again, raw, on the connection that wrote the
+   file (its prepared-statement cache and settings), between ``BEGIN IMMEDIATE`` and
+   ``COMMIT``: each part timed on its own, the commit apart. The same calls are replayed on
+   the NORMAL file and on the FULL one, in alternation; both hold the same items, so the
+   row IDs the replay gets back are the recorded ones (checked).
+3. **Parts that cost pages.** FTS5 and the counters write most of their pages at COMMIT,
+   so a part's own statement time is not its cost. Every third call leaves the
+   document-frequency upserts out and every third the FTS5 row: what the p50 and the WAL
+   pages a commit drop by is what that part costs, its share of the commit included.
+
+WAL pages are read from the WAL-index header (``mxFrame``, offset 16 of the ``-shm`` file,
+the count of valid frames in the log), before and after each commit: exact, also when the
+log restarts after a checkpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import struct
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from .quiet import spread
+from .stats import percentiles
+
+__all__ = ["PARTS", "floor", "over_runs"]
+
+PARTS = ("context", "row", "postings", "df", "corpus", "commit")
+"""What a call's time is split into: the previous turns read; the episode's row with its time
+points, vector and speaker; its FTS5 row; the owner's document-frequency upserts; the owner's
+corpus counter; ``BEGIN IMMEDIATE`` and ``COMMIT`` (with any checkpoint it runs)."""
+_VARIANTS = ("all", "no df", "no postings")
+_SKIPS = {"all": None, "no df": "df", "no postings": "postings"}
+
+Call = list[tuple[str, str, str, Any]]  # (part, "one" or "many", sql, parameters)
+
+
+def _part(sql: str) -> str:
+    for table, part in (
+        ("chronomem_term_stats", "df"),
+        ("chronomem_corpus", "corpus"),
+        ("chronomem_lex (", "postings"),
+        ("FROM chronomem_facts f", "context"),
+    ):
+        if table in sql:
+            return part
+    return "row"
+
+
+class _Recorder:
+    """What ``insert_episode`` sees as its connection: runs each statement, keeps it."""
+
+    def __init__(self, conn: Any, into: Call) -> None:
+        self._conn = conn
+        self.dialect = conn.dialect
+        self._into = into
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        self._into.append((_part(sql), "one", sql, tuple(params)))
+        return self._conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Any) -> Any:
+        rows = [tuple(r) for r in rows]
+        self._into.append((_part(sql), "many", sql, rows))
+        return self._conn.executemany(sql, rows)
+
+
+def _connection(mem: Any) -> Any:
+    """ChronoMem's SQLite connection (no public way to it: a benchmark is the only reader)."""
+    db = getattr(mem, "_db", None)
+    if db is None or not hasattr(db, "conn") or not hasattr(db, "write"):
+        raise SystemExit("ChronoMem no longer has _db.conn and _db.write; update _episode_floor")
+    return db
+
+
+def record(mem: Any, said: Sequence[Any]) -> list[Call]:
+    """The statements ``mem.remember_episode`` issues for each of ``said``, in order, as if
+    each were its own call; then undone, so the file is as it was."""
+    db = _connection(mem)
+    calls: list[Call] = []
+
+    @contextmanager
+    def recording() -> Iterator[_Recorder]:
+        calls.append([])
+        yield _Recorder(db.conn, calls[-1])
+
+    db.conn.execute("BEGIN IMMEDIATE")
+    db.write = recording  # shadows the method for this instance only
+    try:
+        for t in said:
+            mem.remember_episode(t.content, speaker=t.speaker, session=t.session, at=t.at)
+    finally:
+        del db.write
+        db.conn.execute("ROLLBACK")
+    return calls
+
+
+def _frames(shm: int) -> int:
+    return int(struct.unpack("<I", os.pread(shm, 4, 16))[0])
+
+
+def _replay(conn: Any, call: Call, skip: str | None, shm: int) -> tuple[dict[str, float], int]:
+    """One call's statements between ``BEGIN IMMEDIATE`` and ``COMMIT``: seconds per part,
+    and the WAL frames its commit appended."""
+    took = dict.fromkeys(PARTS, 0.0)
+    rowid = next(params[0] for part, _, _, params in call if part == "postings")
+    before = _frames(shm)
+    started = time.perf_counter()
+    conn.execute("BEGIN IMMEDIATE")
+    took["commit"] += time.perf_counter() - started
+    for part, how, sql, params in call:
+        if part == skip:
+            continue
+        started = time.perf_counter()
+        if how == "many":
+            conn.executemany(sql, params)
+        else:
+            rows = conn.execute(sql, params).fetchall()
+            if "RETURNING rowid" in sql and rows != [(rowid,)]:
+                raise SystemExit(f"episode floor: replayed row {rows} is not the recorded {rowid}")
+        took[part] += time.perf_counter() - started
+    started = time.perf_counter()
+    conn.execute("COMMIT")
+    took["commit"] += time.perf_counter() - started
+    after = _frames(shm)
+    return took, after - before if after >= before else after
+
+
+def floor(mems: dict[str, Any], said: Sequence[Any]) -> dict[str, dict[str, Any]]:
+    """Per setting (``mems`` maps each to a ChronoMem on its own copy of one file): the
+    replayed SQL of ``len(said)`` calls, p50 ms of the whole and of each part, the mean, WAL
+    pages a commit, and each left-out part's drop in p50 and pages."""
+    settings = list(mems)
+    calls = record(mems[settings[0]], said)
+    conns = {s: _connection(m).conn for s, m in mems.items()}
+    shms = {s: os.open(f"{_connection(m).path}-shm", os.O_RDONLY) for s, m in mems.items()}
+    samples: dict[str, dict[str, list[tuple[dict[str, float], int]]]] = {
+        s: {v: [] for v in _VARIANTS} for s in settings
+    }
+    try:
+        for i, call in enumerate(calls):
+            variant = _VARIANTS[i % len(_VARIANTS)]
+            for s in settings if i % 2 == 0 else settings[::-1]:
+                samples[s][variant].append(_replay(conns[s], call, _SKIPS[variant], shms[s]))
+    finally:
+        for fd in shms.values():
+            os.close(fd)
+    return {s: _summary(by) for s, by in samples.items()}
+
+
+def _p50(values: list[float]) -> float:
+    return 1000 * percentiles(values)["p50"]
+
+
+def _summary(by: dict[str, list[tuple[dict[str, float], int]]]) -> dict[str, Any]:
+    whole = {v: [sum(t.values()) for t, _ in rows] for v, rows in by.items()}
+    pages = {v: sum(f for _, f in rows) / len(rows) for v, rows in by.items()}
+    return {
+        "calls": sum(len(rows) for rows in by.values()),
+        "p50_ms": _p50(whole["all"]),
+        "mean_ms": 1000 * percentiles(whole["all"])["mean"],
+        "parts_p50_ms": {p: _p50([t[p] for t, _ in by["all"]]) for p in PARTS},
+        "pages": pages["all"],
+        "without": {
+            _SKIPS[v]: {"p50_ms": _p50(whole[v]), "pages": pages[v]} for v in _VARIANTS if _SKIPS[v]
+        },
+    }
+
+
+def over_runs(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The floor over several runs of matrix 6 (each run's summary holds its ``floor`` and
+    its ``remember_episode_ms``): the replayed call's p50 as a spread, every other figure,
+    and the whole call's p50 beside it, as the median of the runs."""
+
+    def med(*path: str) -> float:
+        values = []
+        for summary in summaries:
+            value: Any = summary["floor"]
+            for key in path:
+                value = value[key]
+            values.append(float(value))
+        return statistics.median(values)
+
+    out: dict[str, Any] = {}
+    for setting, first in summaries[0]["floor"].items():
+        out[setting] = {
+            "p50_ms": spread([s["floor"][setting]["p50_ms"] for s in summaries]),
+            "mean_ms": med(setting, "mean_ms"),
+            "pages": med(setting, "pages"),
+            "parts_p50_ms": {p: med(setting, "parts_p50_ms", p) for p in first["parts_p50_ms"]},
+            "without": {
+                part: {k: med(setting, "without", part, k) for k in by}
+                for part, by in first["without"].items()
+            },
+            "call_p50_ms": statistics.median(
+                s["remember_episode_ms"][setting]["p50"] for s in summaries
+            ),
+        }
+    return out
