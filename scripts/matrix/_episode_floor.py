@@ -9,7 +9,7 @@ for our Python, is answered by replaying the very statements a call issues:
    each statement and keeps its SQL and parameters. So the statements are exactly one call's
    (the previous turns read, the episode's row, its time points, vector and speaker, its
    FTS5 postings, the owner's document-frequency and corpus counters), and the file is as
-   before.
+   before. Each call's time outside the driver is our Python around the SQL.
 2. **Replayed.** Each call's statements run again, raw, on the connection that wrote the
    file (its prepared-statement cache and settings), between ``BEGIN IMMEDIATE`` and
    ``COMMIT``: each part timed on its own, the commit apart. The same calls are replayed on
@@ -63,21 +63,29 @@ def _part(sql: str) -> str:
 
 
 class _Recorder:
-    """What ``insert_episode`` sees as its connection: runs each statement, keeps it."""
+    """What ``insert_episode`` sees as its connection: runs each statement, keeps it, and
+    adds up the time the driver took (``sql_s``)."""
 
     def __init__(self, conn: Any, into: Call) -> None:
         self._conn = conn
         self.dialect = conn.dialect
         self._into = into
+        self.sql_s = 0.0
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         self._into.append((_part(sql), "one", sql, tuple(params)))
-        return self._conn.execute(sql, params)
+        started = time.perf_counter()
+        cur = self._conn.execute(sql, params)
+        self.sql_s += time.perf_counter() - started
+        return cur
 
     def executemany(self, sql: str, rows: Any) -> Any:
         rows = [tuple(r) for r in rows]
         self._into.append((_part(sql), "many", sql, rows))
-        return self._conn.executemany(sql, rows)
+        started = time.perf_counter()
+        cur = self._conn.executemany(sql, rows)
+        self.sql_s += time.perf_counter() - started
+        return cur
 
 
 def _connection(mem: Any) -> Any:
@@ -88,26 +96,33 @@ def _connection(mem: Any) -> Any:
     return db
 
 
-def record(mem: Any, said: Sequence[Any]) -> list[Call]:
+def record(mem: Any, said: Sequence[Any]) -> tuple[list[Call], list[float]]:
     """The statements ``mem.remember_episode`` issues for each of ``said``, in order, as if
-    each were its own call; then undone, so the file is as it was."""
+    each were its own call, then undone, so the file is as it was; and the seconds each call
+    spent outside the driver: our Python (and the recorder's bookkeeping, a list append per
+    statement), without the transaction's BEGIN and COMMIT."""
     db = _connection(mem)
     calls: list[Call] = []
+    recorders: list[_Recorder] = []
+    ours: list[float] = []
 
     @contextmanager
     def recording() -> Iterator[_Recorder]:
         calls.append([])
-        yield _Recorder(db.conn, calls[-1])
+        recorders.append(_Recorder(db.conn, calls[-1]))
+        yield recorders[-1]
 
     db.conn.execute("BEGIN IMMEDIATE")
     db.write = recording  # shadows the method for this instance only
     try:
         for t in said:
+            started = time.perf_counter()
             mem.remember_episode(t.content, speaker=t.speaker, session=t.session, at=t.at)
+            ours.append(time.perf_counter() - started - recorders[-1].sql_s)
     finally:
         del db.write
         db.conn.execute("ROLLBACK")
-    return calls
+    return calls, ours
 
 
 def _frames(shm: int) -> int:
@@ -144,9 +159,10 @@ def _replay(conn: Any, call: Call, skip: str | None, shm: int) -> tuple[dict[str
 def floor(mems: dict[str, Any], said: Sequence[Any]) -> dict[str, dict[str, Any]]:
     """Per setting (``mems`` maps each to a ChronoMem on its own copy of one file): the
     replayed SQL of ``len(said)`` calls, p50 ms of the whole and of each part, the mean, WAL
-    pages a commit, and each left-out part's drop in p50 and pages."""
+    pages a commit, each left-out part's drop in p50 and pages, and (``ours_ms``, the same
+    for both) the p50 of a call's time outside the driver while it was recorded."""
     settings = list(mems)
-    calls = record(mems[settings[0]], said)
+    calls, ours = record(mems[settings[0]], said)
     conns = {s: _connection(m).conn for s, m in mems.items()}
     shms = {s: os.open(f"{_connection(m).path}-shm", os.O_RDONLY) for s, m in mems.items()}
     samples: dict[str, dict[str, list[tuple[dict[str, float], int]]]] = {
@@ -160,7 +176,7 @@ def floor(mems: dict[str, Any], said: Sequence[Any]) -> dict[str, dict[str, Any]
     finally:
         for fd in shms.values():
             os.close(fd)
-    return {s: _summary(by) for s, by in samples.items()}
+    return {s: _summary(by) | {"ours_ms": _p50(ours)} for s, by in samples.items()}
 
 
 def _p50(values: list[float]) -> float:
@@ -201,6 +217,7 @@ def over_runs(summaries: list[dict[str, Any]]) -> dict[str, Any]:
         out[setting] = {
             "p50_ms": spread([s["floor"][setting]["p50_ms"] for s in summaries]),
             "mean_ms": med(setting, "mean_ms"),
+            "ours_ms": med(setting, "ours_ms"),
             "pages": med(setting, "pages"),
             "parts_p50_ms": {p: med(setting, "parts_p50_ms", p) for p in first["parts_p50_ms"]},
             "without": {
