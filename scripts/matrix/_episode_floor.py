@@ -62,25 +62,46 @@ def _part(sql: str) -> str:
     return "row"
 
 
-class _Recorder:
-    """What ``insert_episode`` sees as its connection: runs each statement, keeps it, and
-    adds up the time the driver took (``sql_s``)."""
+class _Canned:
+    """A cursor over rows already fetched."""
 
-    def __init__(self, conn: Any, into: Call) -> None:
+    def __init__(self, rows: list[Any]) -> None:
+        self._rows = rows
+
+    def fetchall(self) -> list[Any]:
+        return self._rows
+
+    def fetchone(self) -> Any:
+        return self._rows[0] if self._rows else None
+
+
+class _Recorder:
+    """What ``insert_episode`` sees as its connection: runs each statement, keeps it and its
+    rows, and adds up the time the driver took (``sql_s``). With ``answers`` it runs nothing
+    and answers each statement with the rows recorded for it (the dry pass)."""
+
+    def __init__(self, conn: Any, into: Call, answers: list[list[Any]], dry: bool = False) -> None:
         self._conn = conn
         self.dialect = conn.dialect
         self._into = into
+        self._answers = answers
+        self._dry = dry
         self.sql_s = 0.0
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        if self._dry:
+            return _Canned(self._answers.pop(0))
         self._into.append((_part(sql), "one", sql, tuple(params)))
         started = time.perf_counter()
-        cur = self._conn.execute(sql, params)
+        rows = self._conn.execute(sql, params).fetchall()
         self.sql_s += time.perf_counter() - started
-        return cur
+        self._answers.append(rows)
+        return _Canned(rows)
 
     def executemany(self, sql: str, rows: Any) -> Any:
         rows = [tuple(r) for r in rows]
+        if self._dry:
+            return None
         self._into.append((_part(sql), "many", sql, rows))
         started = time.perf_counter()
         cur = self._conn.executemany(sql, rows)
@@ -96,33 +117,46 @@ def _connection(mem: Any) -> Any:
     return db
 
 
-def record(mem: Any, said: Sequence[Any]) -> tuple[list[Call], list[float]]:
+def record(mem: Any, said: Sequence[Any]) -> tuple[list[Call], list[float], list[float]]:
     """The statements ``mem.remember_episode`` issues for each of ``said``, in order, as if
-    each were its own call, then undone, so the file is as it was; and the seconds each call
-    spent outside the driver: our Python (and the recorder's bookkeeping, a list append per
-    statement), without the transaction's BEGIN and COMMIT."""
+    each were its own call, then undone, so the file is as it was; the seconds each call
+    spent outside the driver (our Python, as it runs between the statements, without the
+    transaction's BEGIN and COMMIT); and the seconds each call takes when every statement is
+    answered with its recorded rows and nothing runs (our Python on its own). Both include
+    the recorder's bookkeeping, a list append per statement."""
     db = _connection(mem)
     calls: list[Call] = []
+    answers: list[list[list[Any]]] = []
     recorders: list[_Recorder] = []
-    ours: list[float] = []
 
-    @contextmanager
-    def recording() -> Iterator[_Recorder]:
-        calls.append([])
-        recorders.append(_Recorder(db.conn, calls[-1]))
-        yield recorders[-1]
+    def run(dry: bool) -> list[float]:
+        took: list[float] = []
+
+        @contextmanager
+        def recording() -> Iterator[_Recorder]:
+            if not dry:
+                calls.append([])
+                answers.append([])
+            n = len(took)
+            recorders.append(_Recorder(db.conn, calls[n], answers[n], dry))
+            yield recorders[-1]
+
+        db.write = recording  # shadows the method for this instance only
+        try:
+            for t in said:
+                started = time.perf_counter()
+                mem.remember_episode(t.content, speaker=t.speaker, session=t.session, at=t.at)
+                took.append(time.perf_counter() - started - recorders[-1].sql_s)
+        finally:
+            del db.write
+        return took
 
     db.conn.execute("BEGIN IMMEDIATE")
-    db.write = recording  # shadows the method for this instance only
     try:
-        for t in said:
-            started = time.perf_counter()
-            mem.remember_episode(t.content, speaker=t.speaker, session=t.session, at=t.at)
-            ours.append(time.perf_counter() - started - recorders[-1].sql_s)
+        between = run(dry=False)
     finally:
-        del db.write
         db.conn.execute("ROLLBACK")
-    return calls, ours
+    return calls, between, run(dry=True)
 
 
 def _frames(shm: int) -> int:
@@ -131,7 +165,8 @@ def _frames(shm: int) -> int:
 
 def _replay(conn: Any, call: Call, skip: str | None, shm: int) -> tuple[dict[str, float], int]:
     """One call's statements between ``BEGIN IMMEDIATE`` and ``COMMIT``: seconds per part,
-    and the WAL frames its commit appended."""
+    and the WAL frames its commit appended (negative when that commit ran a checkpoint: the
+    log held the auto-checkpoint's count of frames after it)."""
     took = dict.fromkeys(PARTS, 0.0)
     rowid = next(params[0] for part, _, _, params in call if part == "postings")
     before = _frames(shm)
@@ -153,7 +188,12 @@ def _replay(conn: Any, call: Call, skip: str | None, shm: int) -> tuple[dict[str
     conn.execute("COMMIT")
     took["commit"] += time.perf_counter() - started
     after = _frames(shm)
-    return took, after - before if after >= before else after
+    frames = after - before if after >= before else after
+    return took, -frames if after >= _autocheckpoint(conn) else frames
+
+
+def _autocheckpoint(conn: Any) -> int:
+    return int(conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
 
 
 def floor(mems: dict[str, Any], said: Sequence[Any]) -> dict[str, dict[str, Any]]:
@@ -162,7 +202,7 @@ def floor(mems: dict[str, Any], said: Sequence[Any]) -> dict[str, dict[str, Any]
     pages a commit, each left-out part's drop in p50 and pages, and (``ours_ms``, the same
     for both) the p50 of a call's time outside the driver while it was recorded."""
     settings = list(mems)
-    calls, ours = record(mems[settings[0]], said)
+    calls, between, alone = record(mems[settings[0]], said)
     conns = {s: _connection(m).conn for s, m in mems.items()}
     shms = {s: os.open(f"{_connection(m).path}-shm", os.O_RDONLY) for s, m in mems.items()}
     samples: dict[str, dict[str, list[tuple[dict[str, float], int]]]] = {
@@ -176,16 +216,27 @@ def floor(mems: dict[str, Any], said: Sequence[Any]) -> dict[str, dict[str, Any]
     finally:
         for fd in shms.values():
             os.close(fd)
-    return {s: _summary(by) | {"ours_ms": _p50(ours)} for s, by in samples.items()}
+    python = {"ours_ms": _p50(between), "ours_alone_ms": _p50(alone)}
+    return {s: _summary(by, _autocheckpoint(conns[s])) | python for s, by in samples.items()}
 
 
 def _p50(values: list[float]) -> float:
     return 1000 * percentiles(values)["p50"]
 
 
-def _summary(by: dict[str, list[tuple[dict[str, float], int]]]) -> dict[str, Any]:
+def _summary(by: dict[str, list[tuple[dict[str, float], int]]], every: int) -> dict[str, Any]:
+    """One setting's replay. A checkpoint's cost is its commit's time over the median commit
+    of its variant; spread over the commits between two checkpoints (the auto-checkpoint's
+    ``every`` frames over the pages a commit), it is what checkpoints add to each call."""
     whole = {v: [sum(t.values()) for t, _ in rows] for v, rows in by.items()}
-    pages = {v: sum(f for _, f in rows) / len(rows) for v, rows in by.items()}
+    pages = {v: sum(abs(f) for _, f in rows) / len(rows) for v, rows in by.items()}
+    extra = [
+        1000 * (t["commit"] - statistics.median(u["commit"] for u, _ in rows))
+        for rows in by.values()
+        for t, f in rows
+        if f < 0
+    ]
+    checkpoint = statistics.mean(extra) if extra else None
     return {
         "calls": sum(len(rows) for rows in by.values()),
         "p50_ms": _p50(whole["all"]),
@@ -195,6 +246,9 @@ def _summary(by: dict[str, list[tuple[dict[str, float], int]]]) -> dict[str, Any
         "without": {
             _SKIPS[v]: {"p50_ms": _p50(whole[v]), "pages": pages[v]} for v in _VARIANTS if _SKIPS[v]
         },
+        "checkpoints": len(extra),
+        "checkpoint_ms": checkpoint,
+        "checkpoint_per_call_ms": None if checkpoint is None else checkpoint * pages["all"] / every,
     }
 
 
@@ -218,6 +272,10 @@ def over_runs(summaries: list[dict[str, Any]]) -> dict[str, Any]:
             "p50_ms": spread([s["floor"][setting]["p50_ms"] for s in summaries]),
             "mean_ms": med(setting, "mean_ms"),
             "ours_ms": med(setting, "ours_ms"),
+            "ours_alone_ms": med(setting, "ours_alone_ms"),
+            "checkpoint_per_call_ms": _median_known(
+                [s["floor"][setting]["checkpoint_per_call_ms"] for s in summaries]
+            ),
             "pages": med(setting, "pages"),
             "parts_p50_ms": {p: med(setting, "parts_p50_ms", p) for p in first["parts_p50_ms"]},
             "without": {
@@ -229,3 +287,8 @@ def over_runs(summaries: list[dict[str, Any]]) -> dict[str, Any]:
             ),
         }
     return out
+
+
+def _median_known(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
