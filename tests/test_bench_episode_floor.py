@@ -69,15 +69,16 @@ def test_the_floor_replays_on_both_settings_and_names_each_part(tmp_path: Path) 
         s: ChronoMem(tmp_path / f"{s}.db", owner="o", synchronous=s) for s in ("NORMAL", "FULL")
     }
     try:
-        out = _episode_floor.floor(mems, said[30:])
+        out = _episode_floor.floor(mems, said[30:], whole=2)
     finally:
         for mem in mems.values():
             mem.close()
     for setting in ("NORMAL", "FULL"):
         f = out[setting]
-        assert f["calls"] == 6
+        assert f["calls"] == 4  # the last two turns are whole calls, timed after the replay
+        assert f["call_here_ms"] > 0
         assert f["ours_alone_ms"] > 0
-        assert f["checkpoints"] == 0  # six small commits
+        assert f["checkpoints"] == 0  # four small commits
         assert set(f["parts_p50_ms"]) == set(_episode_floor.PARTS)
         assert f["pages"] > f["without"]["df"]["pages"]  # the counters' pages are counted
         assert f["pages"] > f["without"]["postings"]["pages"]
@@ -95,6 +96,7 @@ def _floor(sql: tuple[float, ...], call: float, checkpoints: float | None) -> di
         "parts_p50_ms": parts,
         "without": {"df": {"p50_ms": min(sql) - 0.1, "pages": 16.0}},
         "call_p50_ms": call,
+        "call_here_ms": call - 0.05,
     }
 
 
@@ -126,8 +128,8 @@ def test_the_floor_line_names_each_part_and_what_the_left_out_parts_save() -> No
     )
     assert lines[0].endswith(
         "Checkpoints add 0.100 ms a call. Our Python takes 0.100 ms p50 a call on its own and "
-        "0.250 ms as it runs between the statements; a whole call in the serial writes above, "
-        "0.700 ms."
+        "0.250 ms as it runs between the statements. A whole call takes 0.650 ms p50 right after "
+        "the replay, 0.700 ms in the serial writes above."
     )
     none = floor_lines(_section(1500.0, sql=(0.55, 0.6, 0.62), call=0.7, checkpoints=None))
     assert "No checkpoint fell in the replay." in none[0]
@@ -157,7 +159,7 @@ def test_what_stops_a_missed_goal_is_said_only_where_the_arithmetic_settles_it()
         "but for our Python as it runs between the statements, 0.250 ms."
     )
     assert verdict((0.05, 0.06, 0.07), checkpoints=None).endswith(
-        "take at most 0.320 ms together: the miss is in the calls slower than the p50."
+        "take at most 0.320 ms together: the miss is not in these parts."
     )
     # a goal met: the measurement alone
     assert len(floor_lines(_section(2100.0, sql=(0.45, 0.5, 0.55), call=0.45))) == 1

@@ -196,13 +196,17 @@ def _autocheckpoint(conn: Any) -> int:
     return int(conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
 
 
-def floor(mems: dict[str, Any], said: Sequence[Any]) -> dict[str, dict[str, Any]]:
+def floor(mems: dict[str, Any], said: Sequence[Any], whole: int = 0) -> dict[str, dict[str, Any]]:
     """Per setting (``mems`` maps each to a ChronoMem on its own copy of one file): the
-    replayed SQL of ``len(said)`` calls, p50 ms of the whole and of each part, the mean, WAL
-    pages a commit, each left-out part's drop in p50 and pages, and (``ours_ms``, the same
-    for both) the p50 of a call's time outside the driver while it was recorded."""
+    replayed SQL of the calls for ``said`` but its last ``whole``, p50 ms of the whole and
+    of each part, the mean, WAL pages a commit, each left-out part's drop in p50 and pages,
+    what checkpoints add to a call, our Python's p50 as it runs between the statements
+    (``ours_ms``) and on its own (``ours_alone_ms``), the same for both; then the last
+    ``whole`` turns remembered for real, in the same alternation, so a whole call is timed
+    in the replay's conditions (``call_here_ms``)."""
     settings = list(mems)
-    calls, between, alone = record(mems[settings[0]], said)
+    replayed, real = said[: len(said) - whole], said[len(said) - whole :]
+    calls, between, alone = record(mems[settings[0]], replayed)
     conns = {s: _connection(m).conn for s, m in mems.items()}
     shms = {s: os.open(f"{_connection(m).path}-shm", os.O_RDONLY) for s, m in mems.items()}
     samples: dict[str, dict[str, list[tuple[dict[str, float], int]]]] = {
@@ -216,8 +220,17 @@ def floor(mems: dict[str, Any], said: Sequence[Any]) -> dict[str, dict[str, Any]
     finally:
         for fd in shms.values():
             os.close(fd)
+    here: dict[str, list[float]] = {s: [] for s in settings}
+    for i, t in enumerate(real):
+        for s in settings if i % 2 == 0 else settings[::-1]:
+            started = time.perf_counter()
+            mems[s].remember_episode(t.content, speaker=t.speaker, session=t.session, at=t.at)
+            here[s].append(time.perf_counter() - started)
     python = {"ours_ms": _p50(between), "ours_alone_ms": _p50(alone)}
-    return {s: _summary(by, _autocheckpoint(conns[s])) | python for s, by in samples.items()}
+    return {
+        s: _summary(by, _autocheckpoint(conns[s])) | python | {"call_here_ms": _p50(here[s])}
+        for s, by in samples.items()
+    }
 
 
 def _p50(values: list[float]) -> float:
@@ -273,6 +286,7 @@ def over_runs(summaries: list[dict[str, Any]]) -> dict[str, Any]:
             "mean_ms": med(setting, "mean_ms"),
             "ours_ms": med(setting, "ours_ms"),
             "ours_alone_ms": med(setting, "ours_alone_ms"),
+            "call_here_ms": med(setting, "call_here_ms"),
             "checkpoint_per_call_ms": _median_known(
                 [s["floor"][setting]["checkpoint_per_call_ms"] for s in summaries]
             ),
