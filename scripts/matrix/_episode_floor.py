@@ -299,6 +299,9 @@ def over_runs(summaries: list[dict[str, Any]]) -> dict[str, Any]:
             "call_p50_ms": statistics.median(
                 s["remember_episode_ms"][setting]["p50"] for s in summaries
             ),
+            "call_mean_ms": statistics.median(
+                s["remember_episode_ms"][setting]["mean"] for s in summaries
+            ),
         }
     return out
 
