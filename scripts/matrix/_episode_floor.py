@@ -6,10 +6,13 @@ for our Python, is answered by replaying the very statements a call issues:
 
 1. **Recorded.** ``ChronoMem.remember_episode`` runs for each new turn inside one open
    transaction that is rolled back afterwards; its write connection is a recorder that runs
-   each statement and keeps its SQL and parameters. So the statements are exactly one call's
-   (the previous turns read, the episode's row, its time points, vector and speaker, its
-   FTS5 postings, the owner's document-frequency and corpus counters), and the file is as
-   before. Each call's time outside the driver is our Python around the SQL.
+   each statement and keeps its SQL, parameters and rows. So the statements are exactly one
+   call's (the previous turns read, the episode's row, its time points, vector and speaker,
+   its FTS5 postings, the owner's document-frequency and corpus counters), and the file is
+   as before. Each call's time outside the driver is our Python as it runs between the
+   statements; the same calls again, each statement answered with its recorded rows and
+   nothing run, time our Python on its own (the SQL's work on a large file leaves the CPU's
+   caches cold for the Python after it: the two differ).
 2. **Replayed.** Each call's statements run again, raw, on the connection that wrote the
    file (its prepared-statement cache and settings), between ``BEGIN IMMEDIATE`` and
    ``COMMIT``: each part timed on its own, the commit apart. The same calls are replayed on
@@ -19,6 +22,11 @@ for our Python, is answered by replaying the very statements a call issues:
    so a part's own statement time is not its cost. Every third call leaves the
    document-frequency upserts out and every third the FTS5 row: what the p50 and the WAL
    pages a commit drop by is what that part costs, its share of the commit included.
+4. **Checkpoints.** The p50 leaves them out, but a rate counts them: a commit that ran one
+   costs its time over the median commit, spread over the commits between two (at NORMAL
+   it also syncs the log it never synced, so it costs about twice FULL's).
+5. **Whole calls.** A few more turns are remembered for real right after the replay, in
+   its alternation, so the parts can be held against a whole call in the same conditions.
 
 WAL pages are read from the WAL-index header (``mxFrame``, offset 16 of the ``-shm`` file,
 the count of valid frames in the log), before and after each commit: exact, also when the
