@@ -248,7 +248,9 @@ def _p50(values: list[float]) -> float:
 def _summary(by: dict[str, list[tuple[dict[str, float], int]]], every: int) -> dict[str, Any]:
     """One setting's replay. A checkpoint's cost is its commit's time over the median commit
     of its variant; spread over the commits between two checkpoints (the auto-checkpoint's
-    ``every`` frames over the pages a commit), it is what checkpoints add to each call."""
+    ``every`` frames over the pages a commit), it is what checkpoints add to each call. The
+    commits with and without the document-frequency upserts differ only in the pages they
+    write (the upserts ran before them), so they give what COMMIT costs a WAL page."""
     whole = {v: [sum(t.values()) for t, _ in rows] for v, rows in by.items()}
     pages = {v: sum(abs(f) for _, f in rows) / len(rows) for v, rows in by.items()}
     extra = [
@@ -258,6 +260,8 @@ def _summary(by: dict[str, list[tuple[dict[str, float], int]]], every: int) -> d
         if f < 0
     ]
     checkpoint = statistics.mean(extra) if extra else None
+    commit = {v: _p50([t["commit"] for t, _ in rows]) for v, rows in by.items()}
+    fewer = pages["all"] - pages["no df"]
     return {
         "calls": sum(len(rows) for rows in by.values()),
         "p50_ms": _p50(whole["all"]),
@@ -270,6 +274,7 @@ def _summary(by: dict[str, list[tuple[dict[str, float], int]]], every: int) -> d
         "checkpoints": len(extra),
         "checkpoint_ms": checkpoint,
         "checkpoint_per_call_ms": None if checkpoint is None else checkpoint * pages["all"] / every,
+        "commit_per_page_ms": (commit["all"] - commit["no df"]) / fewer if fewer >= 1 else None,
     }
 
 
@@ -297,6 +302,9 @@ def over_runs(summaries: list[dict[str, Any]]) -> dict[str, Any]:
             "call_here_ms": med(setting, "call_here_ms"),
             "checkpoint_per_call_ms": _median_known(
                 [s["floor"][setting]["checkpoint_per_call_ms"] for s in summaries]
+            ),
+            "commit_per_page_ms": _median_known(
+                [s["floor"][setting]["commit_per_page_ms"] for s in summaries]
             ),
             "pages": med(setting, "pages"),
             "parts_p50_ms": {p: med(setting, "parts_p50_ms", p) for p in first["parts_p50_ms"]},

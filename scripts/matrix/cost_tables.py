@@ -150,6 +150,11 @@ def floor_lines(section: dict[str, Any]) -> list[str]:
                 f"takes {_spread(sql, _ms3, ' ms')} p50 ({parts} ms) and writes "
                 f"{f['pages']:.1f} WAL pages a commit; without {saved}. "
                 + (
+                    f"COMMIT costs {1000 * per_page:.1f} µs a WAL page. "
+                    if (per_page := f.get("commit_per_page_ms")) is not None
+                    else ""
+                )
+                + (
                     f"Checkpoints add {checkpoints:.3f} ms a call. "
                     if checkpoints is not None
                     else "No checkpoint fell in the replay. "
