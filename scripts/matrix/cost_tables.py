@@ -137,7 +137,11 @@ def floor_lines(section: dict[str, Any]) -> list[str]:
     for r in map(_normalised, section["rows"]):
         for setting, f in r.get("floor", {}).items():
             sql = f["p50_ms"]
-            parts = ", ".join(f"{_PART_NAMES[p]} {v:.3f}" for p, v in f["parts_p50_ms"].items())
+            parts = ", ".join(  # in the order a call runs them (a JSON round trip sorts keys)
+                f"{name} {f['parts_p50_ms'][p]:.3f}"
+                for p, name in _PART_NAMES.items()
+                if p in f["parts_p50_ms"]
+            )
             saved = "; without ".join(
                 f"{_LEFT_OUT[p]} it takes {sql['median'] - w['p50_ms']:.3f} ms and "
                 f"{f['pages'] - w['pages']:.1f} pages less"
