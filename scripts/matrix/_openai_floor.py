@@ -56,62 +56,56 @@ def floor(
     conn = sqlite3.connect(theirs_path, isolation_level=None)
     conn.execute(f"PRAGMA synchronous = {sync}")
     store.create("floor", owner_id="floor")
-    ours: list[float] = []
-    theirs: list[float] = []
-    checks: list[float] = []
+    turns_taken: dict[str, list[float]] = {"ours": [], "theirs": [], "check": []}
     one: dict[str, list[float]] = {"ours": [], "theirs": [], "check": []}
     frames = {"ours": 0, "theirs": 0}
     try:
         for i in range(turns):
-            items = turn(i)
-            started = time.perf_counter()
-            acta = _checked_turn(items)
-            checks.append(time.perf_counter() - started)
-            keys = [f"floor:{i:08}:{j}" for j in range(len(acta))]
             wal = [_wal_size(tmp / f"floor-chronica-{sync}.db"), _wal_size(theirs_path)]
-            started = time.perf_counter()
-            store.record_many(acta, owner_id="floor", idempotency_keys=keys)
-            ours.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            _their_turn(conn, items)
-            theirs.append(time.perf_counter() - started)
+            _write_both(store, conn, turn(i), f"floor:{i:08}", turns_taken)
             grown = [_wal_size(tmp / f"floor-chronica-{sync}.db"), _wal_size(theirs_path)]
             for side, before, after in zip(("ours", "theirs"), wal, grown, strict=True):
                 frames[side] += max(0, after - before) // _WAL_FRAME  # 0 when the log restarts
         for i in range(turns):  # after the turns, so their frames are counted alone
-            _one_item(store, conn, turn(i)[:1], f"floor:{i:08}:one", one)
+            _write_both(store, conn, turn(i)[:1], f"floor:{i:08}:one", one)
     finally:
         conn.close()
         store.close()
     return {
-        "ours_ms": 1000 * percentiles(ours)["p50"],
-        "theirs_ms": 1000 * percentiles(theirs)["p50"],
-        "check_ms": 1000 * percentiles(checks)["p50"],
+        "ours_ms": _p50_ms(turns_taken["ours"]),
+        "theirs_ms": _p50_ms(turns_taken["theirs"]),
+        "check_ms": _p50_ms(turns_taken["check"]),
         "ours_frames": frames["ours"] / turns,
         "theirs_frames": frames["theirs"] / turns,
-        "ours_one_ms": 1000 * percentiles(one["ours"])["p50"],
-        "theirs_one_ms": 1000 * percentiles(one["theirs"])["p50"],
-        "check_one_ms": 1000 * percentiles(one["check"])["p50"],
+        "ours_one_ms": _p50_ms(one["ours"]),
+        "theirs_one_ms": _p50_ms(one["theirs"]),
+        "check_one_ms": _p50_ms(one["check"]),
     }
 
 
-def _one_item(
+def _write_both(
     store: SQLiteStore,
     conn: sqlite3.Connection,
     items: list[dict[str, Any]],
     key: str,
     samples: dict[str, list[float]],
 ) -> None:
-    """One item written by each side, timed as :func:`floor` times a turn."""
+    """``items`` written by each side, each part timed into ``samples``: mapping and checking
+    them (ours), chronica's store writing the checked acta, SQLiteSession's SQL."""
     started = time.perf_counter()
     acta = _checked_turn(items)
     samples["check"].append(time.perf_counter() - started)
+    keys = [f"{key}:{j}" for j in range(len(acta))]
     started = time.perf_counter()
-    store.record_many(acta, owner_id="floor", idempotency_keys=[key])
+    store.record_many(acta, owner_id="floor", idempotency_keys=keys)
     samples["ours"].append(time.perf_counter() - started)
     started = time.perf_counter()
     _their_turn(conn, items)
     samples["theirs"].append(time.perf_counter() - started)
+
+
+def _p50_ms(samples: list[float]) -> float:
+    return 1000 * percentiles(samples)["p50"]
 
 
 def _checked_turn(items: list[dict[str, Any]]) -> list[Actum]:
