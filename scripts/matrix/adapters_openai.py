@@ -257,8 +257,7 @@ _GOAL_ELSE = 1.3
 
 def render(result: dict[str, Any]) -> str:
     """The comparison as Markdown: p50 / p95 in ms, and how many times faster the adapter is."""
-    rows = result["rows"]
-    by = {(r["store"], r["synchronous"], r["items"]): r for r in rows}
+    by = _by_row(result)
     header = ["synchronous", "items", "operation", "ChronicaSession", "SQLiteSession", "speed-up"]
     body = []
     for sync in _SYNCS:
@@ -294,7 +293,7 @@ def _verdicts(result: dict[str, Any]) -> list[str]:
     """The goals (issue 23), stated as met or missed, and whether last-20 reads stay flat.
 
     A run made before the Runner pattern was measured has no such rows: they are left out."""
-    by = {(r["store"], r["synchronous"], r["items"]): r for r in result["rows"]}
+    by = _by_row(result)
     small, large = result["sizes"][0], result["sizes"][-1]
     out = []
     for sync in _SYNCS:
@@ -417,13 +416,18 @@ def _write_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
     return out
 
 
+def _by_row(result: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """Each row of the run by (session, ``synchronous`` setting, session length)."""
+    return {(r["store"], r["synchronous"], r["items"]): r for r in result["rows"]}
+
+
 def _article(name: str) -> str:
     return ("an " if name[0] in "aeiou" else "a ") + name
 
 
 def _pairs(result: dict[str, Any], sync: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(SQLiteSession's row, ChronicaSession's row) at each size, at ``sync``."""
-    by = {(r["store"], r["synchronous"], r["items"]): r for r in result["rows"]}
+    by = _by_row(result)
     return [(by[(_THEIRS, sync, n)], by[(_OURS, sync, n)]) for n in result["sizes"]]
 
 
