@@ -55,8 +55,8 @@ def index_document(
     ``context`` holds the stored body terms of the preceding turns, nearest first.
     """
     body = " ".join(index_terms(content))
-    columns = [body, *context[:2]]
-    columns += [""] * (3 - len(columns))
+    columns = [body, *context[:CONTEXT_TURNS]]
+    columns += [""] * (len(FIELD_WEIGHTS) - len(columns))
     conn.dialect.index_terms(
         conn, owner, kind, rowid, columns, weighted_length([c.split() for c in columns])
     )
@@ -95,7 +95,7 @@ def reindex(conn: Conn) -> None:
         """SELECT rowid, owner, kind, content, session, forgotten FROM chronomem_facts
            ORDER BY owner, kind, session, seq, rowid"""
     ).fetchall()
-    previous: list[str] = []
+    previous: list[str] = []  # the stored body terms of the turns before, nearest first
     last_session: tuple[str, object] | None = None
     for rowid, owner, kind, content, session, forgotten in rows:
         if kind != "episode":
@@ -103,5 +103,5 @@ def reindex(conn: Conn) -> None:
             continue
         if (owner, session) != last_session:
             previous, last_session = [], (owner, session)
-        body = index_document(conn, owner, kind, rowid, content, previous[::-1][:2])
-        previous = [*previous[-1:], "" if forgotten else body]  # as turns_before reads it
+        body = index_document(conn, owner, kind, rowid, content, previous)
+        previous = ["" if forgotten else body, *previous][:CONTEXT_TURNS]  # as turns_before
