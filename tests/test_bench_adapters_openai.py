@@ -19,6 +19,7 @@ def test_the_benchmark_runs_every_session_and_operation() -> None:
             *("append_ms", "turn_ms", "window_ms", "all_ms"),
             *("runner_read_ms", "runner_turn_ms"),
         }
+    assert set(result["floor"]["FULL"]) >= {"ours_read_ms", "theirs_read_ms", "check_ms"}
     assert "| FULL | 250 | get_items(limit=20) |" in render(result)
     assert "| NORMAL | 250 | Runner: get_items(limit=20) after a turn |" in render(result)
 
@@ -143,3 +144,36 @@ def test_the_floor_under_a_missed_write_says_what_stops_it() -> None:
         in render(_floored(0.39, 0.4))
     )
     assert "the floor under a turn at" not in render(_floored(0.6, 0.4))  # met: no floor
+
+
+def _read_floored(theirs_read: float, ours_read: float) -> dict[str, Any]:
+    """A run whose tight-loop reads of 20 take ``theirs_read`` / ``ours_read`` ms at 100
+    items, and meet their goal at 10,000, with the read's parts measured at NORMAL."""
+    result = _floored(0.6, 0.4)  # turns and appends meet their goals
+    for row in result["rows"]:
+        small = row["items"] == 100
+        ms = (theirs_read if row["store"] == THEIRS else ours_read) if small else 0.1
+        row["window_ms"] = {"p50": ms if small or row["store"] == OURS else 0.3, "p95": 0.5}
+    result["floor"]["NORMAL"] |= {"ours_read_ms": 0.02, "theirs_read_ms": 0.03}
+    return result
+
+
+def test_the_floor_under_a_missed_read_is_judged_row_by_row() -> None:
+    # 0.05 / 1.3 = 0.038 ms allowed, under the hand-off (0.04) alone.
+    text = render(_read_floored(0.05, 0.1))
+    assert (
+        "- NORMAL, 100 items, the floor under get_items(limit=20) at 1.3x: it may take at most "
+        "0.038 ms (SQLiteSession's 0.050 ms over 1.3); a hand-off takes 0.040 ms, and the "
+        "read's own work in the worker 0.020 ms more (SQLiteSession's 0.030 ms), each alone at "
+        "its fastest: out of reach while reads stay off the event loop: the hand-off alone "
+        "takes more." in text
+    )
+    assert "10,000 items, the floor under" not in text  # that row meets its goal
+    assert "FULL, 100 items, the floor" not in text  # no parts measured at FULL
+    # 0.065 / 1.3 = 0.05 ms allowed: the hand-off fits, not with the read's work (0.06 ms).
+    assert "out of reach: those parts take 0.060 ms." in render(_read_floored(0.065, 0.1))
+    # 0.13 / 1.3 = 0.1 ms allowed, over both parts: no floor stops it.
+    assert "no floor stops it: the row takes 0.110 ms, 0.050 ms more than those parts." in render(
+        _read_floored(0.13, 0.11)
+    )
+    assert "the floor under get_items" not in render(_read_floored(0.2, 0.1))  # met

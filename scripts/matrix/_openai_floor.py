@@ -10,6 +10,11 @@ pages each commit of a turn writes, read from the growth of each ``-wal`` file.
 
 Each part is timed in a tight loop, the fastest it runs: their sum is a floor under what
 ``ChronicaSession`` can take for the same write, short of changing chronica's record.
+
+Then a read of the last 20 items, each side's blocking half alone: ours, the session's own
+read log (:class:`chronica.integrations._openai_log.Log`) asking the store whether anything
+is new and decoding the items it holds, as ``get_items(limit=20)`` does in its worker thread;
+theirs, ``SQLiteSession``'s query and its ``json.loads`` of each row.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from chronica import Actum
 from chronica._ids import new_actum_ids
 from chronica._validation import validated_actum
 from chronica.integrations._openai_items import item_actum
+from chronica.integrations._openai_log import Log, decoded
 from chronica.stores.sqlite import SQLiteStore
 
 from .optional import bench_module
@@ -48,7 +54,8 @@ def floor(
     ``ours_ms`` / ``theirs_ms``: a turn's SQL on each side; ``check_ms``: mapping and checking
     the turn's items into acta (ours alone; theirs only encodes, inside ``theirs_ms``). The
     ``_one`` keys: the same for one item (the turns' first items, a user message), written as
-    ``ChronicaSession`` writes a lone item (one keyed insert, its own transaction).
+    ``ChronicaSession`` writes a lone item (one keyed insert, its own transaction). The
+    ``_read_ms`` keys: a read of the last 20 items on each side (see :func:`_reads`).
     """
     store = SQLiteStore(tmp / f"floor-chronica-{sync}.db", synchronous=sync)
     theirs_path = tmp / f"floor-agents-{sync}.db"
@@ -68,6 +75,7 @@ def floor(
                 frames[side] += max(0, after - before) // _WAL_FRAME  # 0 when the log restarts
         for i in range(turns):  # after the turns, so their frames are counted alone
             _write_both(store, conn, turn(i)[:1], f"floor:{i:08}:one", one)
+        reads = _reads(store, conn, 2 * turns)
     finally:
         conn.close()
         store.close()
@@ -80,7 +88,41 @@ def floor(
         "ours_one_ms": _p50_ms(one["ours"]),
         "theirs_one_ms": _p50_ms(one["theirs"]),
         "check_one_ms": _p50_ms(one["check"]),
+        "ours_read_ms": _p50_ms(reads["ours"]),
+        "theirs_read_ms": _p50_ms(reads["theirs"]),
     }
+
+
+def _reads(store: SQLiteStore, conn: sqlite3.Connection, rounds: int) -> dict[str, list[float]]:
+    """A read of the last 20 items, ``rounds`` times on each side in alternation, nothing new
+    written between (the tight loop's case): ours, what ``ChronicaSession.get_items`` runs in
+    its worker, its read log checking by the newest actum's ID that nothing is new, then
+    decoding the items it holds; theirs, ``SQLiteSession.get_items``'s query and decoding."""
+    log = Log(
+        lambda n: store.acta("floor", owner_id="floor", last_n=n),
+        lambda n: store.acta_ids("floor", owner_id="floor", last_n=n),
+    )
+    decoded([held for _, held in log.live(20)])  # the first read loads what is held
+    samples: dict[str, list[float]] = {"ours": [], "theirs": []}
+    for _ in range(rounds):
+        started = time.perf_counter()
+        ours = decoded([held for _, held in log.live(20)])
+        samples["ours"].append(time.perf_counter() - started)
+        started = time.perf_counter()
+        theirs = _their_read(conn, 20)
+        samples["theirs"].append(time.perf_counter() - started)
+        if len(ours) != len(theirs):
+            raise SystemExit(f"floor: read {len(ours)} items against {len(theirs)}")
+    return samples
+
+
+def _their_read(conn: sqlite3.Connection, limit: int) -> list[Any]:
+    """``SQLiteSession.get_items(limit)``'s query and decoding, as openai-agents 0.x reads."""
+    rows = conn.execute(
+        "SELECT message_data FROM agent_messages WHERE session_id = ? ORDER BY id DESC LIMIT ?",
+        ("floor", limit),
+    ).fetchall()
+    return [json.loads(data) for (data,) in reversed(rows)]
 
 
 def _write_both(

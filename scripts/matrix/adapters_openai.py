@@ -336,6 +336,7 @@ def _verdicts(result: dict[str, Any]) -> list[str]:
     hop, offload_hop = result.get("hop_ms"), result.get("offload_ms")
     if offload_hop:
         out.extend(_write_floors(result, offload_hop["p50"]))
+        out.extend(_read_floors(result, offload_hop["p50"]))
     if hop and offload_hop:
         out.append(
             f"- The hand-off every call pays, a no-op to a worker thread and back: "
@@ -413,6 +414,61 @@ def _write_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
                     f"{slowest - least:.3f} ms more than those parts."
                 )
             out.append(f"{head}: {tail}")
+    return out
+
+
+_READS_OF_20 = ("window_ms", "runner_read_ms")
+
+
+def _read_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
+    """For each read of the last 20 items that misses its goal, row by row, whether the parts
+    every such read pays already stop it.
+
+    SQLiteSession's read grows with the session and ours does not, so a read's goal is
+    judged at each length on its own, not against the most lenient row as a write's is. Under
+    every read lie one hand-off to a worker thread and the read's own work there, measured
+    alone at its fastest with nothing new to read: asking the store for the newest actum's ID
+    and decoding the 20 items held (after a turn the read checks the turn's IDs too, so this
+    is less than it does, as a floor must be).
+    """
+    out = []
+    for sync, under in result.get("floor", {}).items():
+        if "ours_read_ms" not in under:  # a run from before the read was measured
+            continue
+        least = hop_ms + under["ours_read_ms"]
+        for key, label in _OPS:
+            if key not in _READS_OF_20:
+                continue
+            goal = _GOALS.get(key, _GOAL_ELSE)
+            for size, (theirs_row, ours_row) in zip(
+                result["sizes"], _pairs(result, sync), strict=True
+            ):
+                if key not in theirs_row:
+                    continue
+                theirs, ours = theirs_row[key]["p50"], ours_row[key]["p50"]
+                if theirs / ours >= goal:
+                    continue
+                allowed = theirs / goal
+                head = (
+                    f"- {sync}, {size:,} items, the floor under {label} at {goal:.1f}x: it may "
+                    f"take at most {allowed:.3f} ms (SQLiteSession's {theirs:.3f} ms over "
+                    f"{goal:.1f}); a hand-off takes {hop_ms:.3f} ms, and the read's own work in "
+                    f"the worker {under['ours_read_ms']:.3f} ms more (SQLiteSession's "
+                    f"{under['theirs_read_ms']:.3f} ms), each alone at its fastest"
+                )
+                if hop_ms > allowed:
+                    tail = (
+                        "out of reach while reads stay off the event loop: "
+                        "the hand-off alone takes more."
+                    )
+                elif least > allowed:
+                    tail = f"out of reach: those parts take {least:.3f} ms."
+                else:
+                    tail = (
+                        f"no floor stops it: the row takes {ours:.3f} ms, "
+                        f"{ours - least:.3f} ms more than those parts."
+                    )
+                out.append(f"{head}: {tail}")
     return out
 
 
