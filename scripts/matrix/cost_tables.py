@@ -135,7 +135,7 @@ def floor_lines(section: dict[str, Any]) -> list[str]:
     goals = section["goals"]["remember_episode_per_s"]
     out: list[str] = []
     for r in map(_normalised, section["rows"]):
-        for setting, f in r.get("floor", {}).items():
+        for setting, f in sorted(r.get("floor", {}).items()):  # as results.json keeps them
             sql = f["p50_ms"]
             parts = ", ".join(  # in the order a call runs them (a JSON round trip sorts keys)
                 f"{name} {f['parts_p50_ms'][p]:.3f}"
