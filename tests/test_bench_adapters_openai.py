@@ -151,9 +151,12 @@ def _read_floored(theirs_read: float, ours_read: float) -> dict[str, Any]:
     items, and meet their goal at 10,000, with the read's parts measured at NORMAL."""
     result = _floored(0.6, 0.4)  # turns and appends meet their goals
     for row in result["rows"]:
-        small = row["items"] == 100
-        ms = (theirs_read if row["store"] == THEIRS else ours_read) if small else 0.1
-        row["window_ms"] = {"p50": ms if small or row["store"] == OURS else 0.3, "p95": 0.5}
+        theirs = row["store"] == THEIRS
+        if row["items"] == 100:
+            ms = theirs_read if theirs else ours_read
+        else:
+            ms = 0.3 if theirs else 0.1
+        row["window_ms"] = {"p50": ms, "p95": 0.5}
     result["floor"]["NORMAL"] |= {"ours_read_ms": 0.02, "theirs_read_ms": 0.03}
     return result
 

@@ -99,12 +99,15 @@ class _Pair:
         self._sync = sync
 
     def __enter__(self) -> tuple[SQLiteStore, sqlite3.Connection, tuple[Path, Path]]:
-        self._store = SQLiteStore(self._ours, synchronous=self._sync)
-        self._store.create("floor", owner_id="floor")
-        agents = bench_module("agents.memory")
-        agents.SQLiteSession("floor", str(self._theirs)).close()  # its schema
+        bench_module("agents.memory").SQLiteSession("floor", str(self._theirs)).close()  # schema
         self._conn = sqlite3.connect(self._theirs, isolation_level=None)
-        self._conn.execute(f"PRAGMA synchronous = {self._sync}")
+        try:
+            self._conn.execute(f"PRAGMA synchronous = {self._sync}")
+            self._store = SQLiteStore(self._ours, synchronous=self._sync)
+        except BaseException:
+            self._conn.close()
+            raise
+        self._store.create("floor", owner_id="floor")
         return self._store, self._conn, (self._ours, self._theirs)
 
     def __exit__(self, *exc: object) -> None:
@@ -195,7 +198,7 @@ def _their_turn(conn: sqlite3.Connection, items: list[dict[str, Any]]) -> None:
     conn.execute("COMMIT")
 
 
-def _wal_size(db: Path) -> int:  # 0 before the first write
+def _wal_size(db: Path) -> int:
     try:
         return os.path.getsize(f"{db}-wal")
     except OSError:

@@ -436,10 +436,8 @@ def _read_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
         if "ours_read_ms" not in under:  # a run from before the read was measured
             continue
         least = hop_ms + under["ours_read_ms"]
-        for key, label in _OPS:
-            if key not in _READS_OF_20:
-                continue
-            goal = _GOALS.get(key, _GOAL_ELSE)
+        for key in _READS_OF_20:
+            label, goal = dict(_OPS)[key], _GOALS.get(key, _GOAL_ELSE)
             for size, (theirs_row, ours_row) in zip(
                 result["sizes"], _pairs(result, sync), strict=True
             ):
