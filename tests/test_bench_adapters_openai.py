@@ -20,6 +20,12 @@ def test_the_benchmark_runs_every_session_and_operation() -> None:
             *("runner_read_ms", "runner_turn_ms"),
         }
     assert set(result["floor"]["FULL"]) >= {"ours_read_ms", "theirs_read_ms", "check_ms"}
+    for row in rows:  # every call split into its work in the worker and the rest
+        for key in ("append_ms", "turn_ms", "window_ms", "runner_read_ms", "runner_turn_ms"):
+            stem = key.removesuffix("_ms")
+            worker, around = row[f"{stem}_worker_ms"]["p50"], row[f"{stem}_around_ms"]["p50"]
+            assert 0 < worker < row[key]["p50"], (row["store"], key)
+            assert 0 < around < row[key]["p50"], (row["store"], key)
     assert "| FULL | 250 | get_items(limit=20) |" in render(result)
     assert "| NORMAL | 250 | Runner: get_items(limit=20) after a turn |" in render(result)
 
@@ -144,6 +150,18 @@ def test_the_floor_under_a_missed_write_says_what_stops_it() -> None:
         in render(_floored(0.39, 0.4))
     )
     assert "the floor under a turn at" not in render(_floored(0.6, 0.4))  # met: no floor
+    assert "own calls" not in render(_floored(0.39, 0.4))  # a run from before calls were split
+    result = _floored(0.39, 0.4)
+    for row in result["rows"]:
+        theirs = row["store"] == THEIRS
+        row["turn_worker_ms"] = {"p50": 0.3 if theirs else 0.25, "p95": 0.5}
+        row["turn_around_ms"] = {"p50": 0.09 if theirs else 0.15, "p95": 0.5}
+    assert (
+        "0.180 ms more than those parts. In that row's own calls, ChronicaSession's work in the "
+        "worker thread took 0.250 ms p50 (0.180 alone) and the rest of each call, the hand-off "
+        "there and back included, 0.150 ms (0.040 alone); SQLiteSession's took 0.300 and "
+        "0.090 ms." in render(result)
+    )
 
 
 def _read_floored(theirs_read: float, ours_read: float) -> dict[str, Any]:
@@ -180,3 +198,14 @@ def test_the_floor_under_a_missed_read_is_judged_row_by_row() -> None:
         _read_floored(0.13, 0.11)
     )
     assert "the floor under get_items" not in render(_read_floored(0.2, 0.1))  # met
+    result = _read_floored(0.13, 0.11)
+    for row in result["rows"]:
+        theirs = row["store"] == THEIRS
+        row["window_worker_ms"] = {"p50": 0.07 if theirs else 0.06, "p95": 0.2}
+        row["window_around_ms"] = {"p50": 0.06 if theirs else 0.05, "p95": 0.2}
+    assert (
+        "0.050 ms more than those parts. In that row's own calls, ChronicaSession's work in the "
+        "worker thread took 0.060 ms p50 (0.020 alone) and the rest of each call, the hand-off "
+        "there and back included, 0.050 ms (0.040 alone); SQLiteSession's took 0.070 and "
+        "0.060 ms." in render(result)
+    )

@@ -25,6 +25,15 @@ file, both in one thread, interleaved; mapping and checking the items, timed apa
 WAL pages each commit of a turn writes. Where a write misses its goal, the report says
 whether those parts, each at its fastest, already leave no room for it.
 
+Every timed call is also split in two, in the run itself: the time its work spent in the
+worker thread (chronica's ``_items`` or ``_add``; ``SQLiteSession``'s ``_locked_connection``
+block, which holds all of its work there) and the rest of the call, the hand-off there and
+back included. Where no floor stops a row, the report gives that split beside the parts'
+times alone, so the time a row spends beyond its parts is placed: work run cold, or a
+slower hand-off. The split costs each side a clock reading at each end of its work (and
+``SQLiteSession`` one more generator frame), a microsecond or two against rows of tenths of
+a millisecond.
+
 Run on its own: ``python -m scripts.matrix.adapters_openai [--quick]`` prints the table.
 """
 
@@ -32,10 +41,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sqlite3
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -98,21 +108,49 @@ def _turn(i: int) -> list[dict[str, Any]]:
 
 
 class _Subject:
-    """One session under test, and its timings at the current checkpoint (seconds)."""
+    """One session under test, and its timings at the current checkpoint (seconds).
 
-    def __init__(self, name: str, sync: str, session: Any, close: Callable[[], None]) -> None:
+    ``spans`` is where the session notes how long each call's work ran in its worker thread.
+    """
+
+    def __init__(
+        self, name: str, sync: str, session: Any, spans: list[float], close: Callable[[], None]
+    ) -> None:
         self.name, self.sync, self.session, self.close = name, sync, session, close
+        self.spans = spans
         self.samples: dict[str, list[float]] = {}
+
+
+class _TimedChronicaSession(ChronicaSession):
+    """``ChronicaSession`` noting how long each read's or write's work runs in the worker."""
+
+    spans: list[float]
+
+    def _items(self, limit: int | None) -> Any:
+        started = time.perf_counter()
+        try:
+            return super()._items(limit)
+        finally:
+            self.spans.append(time.perf_counter() - started)
+
+    def _add(self, batch: list[Any], call: int) -> None:
+        started = time.perf_counter()
+        try:
+            super()._add(batch, call)
+        finally:
+            self.spans.append(time.perf_counter() - started)
 
 
 def _ours(tmp: Path, sync: Literal["FULL", "NORMAL"]) -> _Subject:
     store = SQLiteStore(tmp / f"chronica-{sync}.db", synchronous=sync)
-    session = ChronicaSession("bench", owner="bench", store=store, agent="concierge")
-    return _Subject(_OURS, sync, session, store.close)
+    session = _TimedChronicaSession("bench", owner="bench", store=store, agent="concierge")
+    session.spans = []
+    return _Subject(_OURS, sync, session, session.spans, store.close)
 
 
 def _theirs(tmp: Path, sync: Literal["FULL", "NORMAL"]) -> _Subject:
     base = bench_module("agents.memory").SQLiteSession
+    spans: list[float] = []
 
     class AtSetting(base):  # type: ignore[misc, valid-type]  # a class from the optional import
         @staticmethod
@@ -120,8 +158,18 @@ def _theirs(tmp: Path, sync: Literal["FULL", "NORMAL"]) -> _Subject:
             base._configure_connection(conn)
             conn.execute(f"PRAGMA synchronous = {sync}")
 
+        @contextlib.contextmanager
+        def _locked_connection(self) -> Iterator[sqlite3.Connection]:
+            # Every read and write of SQLiteSession 0.24 runs its work in this block.
+            started = time.perf_counter()
+            try:
+                with base._locked_connection(self) as conn:
+                    yield conn
+            finally:
+                spans.append(time.perf_counter() - started)
+
     session = AtSetting("bench", str(tmp / f"agents-{sync}.db"))
-    return _Subject(_THEIRS, sync, session, session.close)
+    return _Subject(_THEIRS, sync, session, spans, session.close)
 
 
 def _ms(samples: list[float]) -> dict[str, float]:
@@ -133,9 +181,26 @@ async def _each(
 ) -> None:
     """Run ``call`` on every session in turn, adding its wall time to that session's samples."""
     for subject in subjects:
+        subject.spans.clear()
         started = time.perf_counter()
         await call(subject.session)
-        subject.samples.setdefault(name, []).append(time.perf_counter() - started)
+        _note(subject, name, time.perf_counter() - started)
+
+
+def _note(subject: _Subject, name: str, took: float) -> None:
+    """Add a call's wall time to ``name``'s samples, and its split: the time its work ran in
+    the worker thread, and the rest (see :func:`_split_keys`)."""
+    worker = sum(subject.spans)
+    subject.spans.clear()
+    in_worker, around = _split_keys(name)
+    for key, value in ((name, took), (in_worker, worker), (around, took - worker)):
+        subject.samples.setdefault(key, []).append(value)
+
+
+def _split_keys(key: str) -> tuple[str, str]:
+    """The sample keys of a timing's two parts: its work in the worker, and the rest."""
+    stem = key.removesuffix("_ms")
+    return f"{stem}_worker_ms", f"{stem}_around_ms"
 
 
 async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, Any]]:
@@ -172,7 +237,8 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
         done += 2 * 5 * _TURNS
         load = quiet.checkpoint(before, waited)
         for subject in subjects:
-            subject.samples["append_ms"] = subject.samples["append_ms"][-_APPEND_SAMPLE:]
+            for key in ("append_ms", *_split_keys("append_ms")):
+                subject.samples[key] = subject.samples[key][-_APPEND_SAMPLE:]
             rows.append(
                 {"store": subject.name, "synchronous": subject.sync, "items": size, "load": load}
                 | {name: _ms(values) for name, values in subject.samples.items()}
@@ -187,12 +253,13 @@ def _adding(items: list[dict[str, Any]]) -> Callable[[Any], Awaitable[object]]:
 async def _runner_step(subjects: list[_Subject], items: list[dict[str, Any]]) -> None:
     """One step of ``Runner.run``'s pattern on every session in turn: its read, then its turn."""
     for subject in subjects:
+        subject.spans.clear()
         started = time.perf_counter()
         await subject.session.get_items(limit=20)
         read = time.perf_counter()
+        _note(subject, "runner_read_ms", read - started)
         await subject.session.add_items(items)
-        subject.samples.setdefault("runner_read_ms", []).append(read - started)
-        subject.samples.setdefault("runner_turn_ms", []).append(time.perf_counter() - read)
+        _note(subject, "runner_turn_ms", time.perf_counter() - read)
 
 
 def _item(i: int) -> dict[str, Any]:
@@ -372,7 +439,7 @@ def _write_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
     the SQL already exceed the allowance, the goal is out of reach short of changing
     chronica's record; if the mapping and checking tip it over, it is out of reach unless
     they get cheaper than what is left; else no floor stops it, and the line says what the
-    write spends beyond those parts.
+    write spends beyond those parts, and where, from the slowest row's own calls.
     """
     out = []
     for sync, under in result.get("floor", {}).items():
@@ -380,11 +447,14 @@ def _write_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
             continue
         for name, keys, (sql_key, check_key, lean_key) in _WRITES:
             goal = _GOALS.get(keys[0], _GOAL_ELSE)
-            pairs = [
-                (theirs_row[key]["p50"], ours_row[key]["p50"])
+            rows = [
+                (theirs_row, ours_row, key)
                 for theirs_row, ours_row in _pairs(result, sync)
                 for key in keys
                 if key in theirs_row
+            ]
+            pairs = [
+                (theirs_row[key]["p50"], ours_row[key]["p50"]) for theirs_row, ours_row, key in rows
             ]
             if all(theirs / ours >= goal for theirs, ours in pairs):
                 continue  # met: no floor to state
@@ -408,10 +478,13 @@ def _write_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
                     f"{allowed - record:.3f} ms."
                 )
             else:
-                slowest = max(ours for _, ours in pairs)
+                theirs_row, ours_row, key = max(rows, key=lambda row: row[1][row[2]]["p50"])
+                slowest = ours_row[key]["p50"]
                 tail = (
                     f"no floor stops it: the slowest such row takes {slowest:.3f} ms, "
                     f"{slowest - least:.3f} ms more than those parts."
+                ) + _in_its_calls(
+                    theirs_row, ours_row, key, under[sql_key] + under[check_key], hop_ms
                 )
             out.append(f"{head}: {tail}")
     return out
@@ -429,7 +502,8 @@ def _read_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
     every read lie one hand-off to a worker thread and the read's own work there, measured
     alone at its fastest with nothing new to read: asking the store for the newest actum's ID
     and decoding the 20 items held (after a turn the read checks the turn's IDs too, so this
-    is less than it does, as a floor must be).
+    is less than it does, as a floor must be). Where no floor stops a row, the line says what
+    it spends beyond those parts, and where, from the row's own calls.
     """
     out = []
     for sync, under in result.get("floor", {}).items():
@@ -465,9 +539,31 @@ def _read_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
                     tail = (
                         f"no floor stops it: the row takes {ours:.3f} ms, "
                         f"{ours - least:.3f} ms more than those parts."
-                    )
+                    ) + _in_its_calls(theirs_row, ours_row, key, under["ours_read_ms"], hop_ms)
                 out.append(f"{head}: {tail}")
     return out
+
+
+def _in_its_calls(
+    theirs_row: dict[str, Any],
+    ours_row: dict[str, Any],
+    key: str,
+    work_alone_ms: float,
+    hop_ms: float,
+) -> str:
+    """Where a row's time went in its own calls: the work in the worker thread and the rest
+    of each call (the hand-off there and back included), beside those parts alone; empty for
+    a run from before calls were split."""
+    in_worker, around = _split_keys(key)
+    if in_worker not in ours_row or in_worker not in theirs_row:
+        return ""
+    return (
+        f" In that row's own calls, ChronicaSession's work in the worker thread took "
+        f"{ours_row[in_worker]['p50']:.3f} ms p50 ({work_alone_ms:.3f} alone) and the rest of "
+        f"each call, the hand-off there and back included, {ours_row[around]['p50']:.3f} ms "
+        f"({hop_ms:.3f} alone); SQLiteSession's took {theirs_row[in_worker]['p50']:.3f} and "
+        f"{theirs_row[around]['p50']:.3f} ms."
+    )
 
 
 def _by_row(result: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, Any]]:
