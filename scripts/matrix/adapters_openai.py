@@ -10,7 +10,9 @@ One session of each grows through the sizes; at each size it is measured on:
 - **turn**: ``add_items`` of a whole turn (user message, reasoning, call, output, reply),
   which ``SQLiteSession`` writes in one transaction and the adapter as five acta;
 - **last-20**: ``get_items(limit=20)``, which must stay flat as the session grows;
-- **all**: ``get_items()``, the whole history, which is what ``Runner.run`` reads by default;
+- **all**: ``get_items()``, the whole history, which is what ``Runner.run`` reads by default,
+  each call after a full garbage collection, outside the timing, so that none pays for the
+  garbage of the calls before it;
 - **Runner read / Runner turn**: ``Runner.run``'s own pattern, ``get_items(limit=20)`` then
   ``add_items`` of a turn, alternating on the one growing session, each timed. The tight loops
   above hide what a read costs right after a write (the case every agent step is in).
@@ -42,6 +44,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import sqlite3
 import tempfile
 import time
@@ -177,10 +180,25 @@ def _ms(samples: list[float]) -> dict[str, float]:
 
 
 async def _each(
-    subjects: list[_Subject], name: str, call: Callable[[Any], Awaitable[object]]
+    subjects: list[_Subject],
+    name: str,
+    call: Callable[[Any], Awaitable[object]],
+    *,
+    collect: bool = False,
 ) -> None:
-    """Run ``call`` on every session in turn, adding its wall time to that session's samples."""
+    """Run ``call`` on every session in turn, adding its wall time to that session's samples;
+    with ``collect``, each after a full garbage collection, outside the timing.
+
+    A whole-history read of 10,000 items makes some 50,000 objects, and a full collection
+    walks every object of the process. Whichever session ran when the threshold was crossed
+    paid for the garbage of the calls before it: one run timed the same read at 54 ms on one
+    session and 358 ms on the next, all of the difference in the worker, inside
+    ``json.loads``. Starting each whole-history read from a collected heap, each pays for the
+    collections its own objects bring about (as matrix 7b does).
+    """
     for subject in subjects:
+        if collect:
+            gc.collect()
         subject.spans.clear()
         started = time.perf_counter()
         await call(subject.session)
@@ -220,7 +238,7 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
         for _ in range(_READS):
             await _each(subjects, "window_ms", lambda s: s.get_items(limit=20))
         for _ in range(max(3, _READS // 10)):
-            await _each(subjects, "all_ms", lambda s: s.get_items())
+            await _each(subjects, "all_ms", lambda s: s.get_items(), collect=True)
         for subject in subjects:
             got = len(await subject.session.get_items(limit=20))
             got_all = len(await subject.session.get_items())
