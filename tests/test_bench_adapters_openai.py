@@ -157,17 +157,28 @@ def test_the_floor_under_a_missed_write_says_what_stops_it() -> None:
     )
     assert "the floor under a turn at" not in render(_floored(0.6, 0.4))  # met: no floor
     assert "own calls" not in render(_floored(0.39, 0.4))  # a run from before calls were split
-    result = _floored(0.39, 0.4)
-    for row in result["rows"]:
-        theirs = row["store"] == THEIRS
-        row["turn_worker_ms"] = {"p50": 0.3 if theirs else 0.25, "p95": 0.5}
-        row["turn_around_ms"] = {"p50": 0.09 if theirs else 0.15, "p95": 0.5}
+    result = _split(_floored(0.39, 0.4), "turn", theirs=(0.3, 0.09), ours=(0.25, 0.15))
     assert (
         "0.180 ms more than those parts. In that row's own calls, ChronicaSession's work in the "
         "worker thread took 0.250 ms p50 (0.180 alone) and the rest of each call, the hand-off "
         "there and back included, 0.150 ms (0.040 alone); SQLiteSession's took 0.300 and "
         "0.090 ms." in render(result)
     )
+
+
+def _split(
+    result: dict[str, Any],
+    stem: str,
+    *,
+    theirs: tuple[float, float],
+    ours: tuple[float, float],
+) -> dict[str, Any]:
+    """``result`` with each row's ``stem`` timing split: (work in the worker, the rest) p50s."""
+    for row in result["rows"]:
+        worker, around = theirs if row["store"] == THEIRS else ours
+        row[f"{stem}_worker_ms"] = {"p50": worker, "p95": 2 * worker}
+        row[f"{stem}_around_ms"] = {"p50": around, "p95": 2 * around}
+    return result
 
 
 def _read_floored(theirs_read: float, ours_read: float) -> dict[str, Any]:
@@ -204,11 +215,7 @@ def test_the_floor_under_a_missed_read_is_judged_row_by_row() -> None:
         _read_floored(0.13, 0.11)
     )
     assert "the floor under get_items" not in render(_read_floored(0.2, 0.1))  # met
-    result = _read_floored(0.13, 0.11)
-    for row in result["rows"]:
-        theirs = row["store"] == THEIRS
-        row["window_worker_ms"] = {"p50": 0.07 if theirs else 0.06, "p95": 0.2}
-        row["window_around_ms"] = {"p50": 0.06 if theirs else 0.05, "p95": 0.2}
+    result = _split(_read_floored(0.13, 0.11), "window", theirs=(0.07, 0.06), ours=(0.06, 0.05))
     assert (
         "0.050 ms more than those parts. In that row's own calls, ChronicaSession's work in the "
         "worker thread took 0.060 ms p50 (0.020 alone) and the rest of each call, the hand-off "
