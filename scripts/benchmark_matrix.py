@@ -184,7 +184,8 @@ def _measure(
         from scripts.matrix import adapters_adk, adapters_openai
 
         adapter = adapters_openai if name == "adapters_openai" else adapters_adk
-        result: dict[str, Any] = adapter.run(False, sizes=cfg["adapter_sizes"], log=log)
+        quick = cfg["adapter_sizes"] == QUICK["adapter_sizes"]  # then one run, not three
+        result: dict[str, Any] = adapter.run(quick, sizes=cfg["adapter_sizes"], log=log)
         return result
     return {"rows": sessions.run_sessions(cfg["session_sizes"], log=log)}
 

@@ -136,6 +136,37 @@ def _adk_row(service: str, sync: str, events: int, p50: float) -> dict[str, Any]
     } | dict.fromkeys(("append_ms", "window_ms", "all_ms"), timing)
 
 
+def test_adapter_goal_is_judged_on_every_run() -> None:
+    ours, db = "ChronicaSessionService (chronica)", "DatabaseSessionService (ADK, SQLAlchemy)"
+    met = [
+        _adk_row(name, sync, n, 1.0 if name == ours else 2.0)
+        for name in (ours, db)
+        for sync in ("FULL", "NORMAL")
+        for n in (100, 10_000)
+    ]
+    slow = [
+        row | {"append_ms": {"p50": 1.8, "p95": 2.0}} if row["service"] == ours else row
+        for row in met
+    ]
+    section = {"sizes": [100, 10_000], "rows": met, "runs": [met, slow, met]}
+    full_append = adapter_verdicts({"adapters_adk": section})[0]
+    # The median rows meet the goal (2x); the second run's did not (2.0 / 1.8 = 1.11x).
+    assert (full_append.measured, full_append.met) == (
+        "1.11x, worst at 100 events, in the worst of 3 runs",
+        True,
+    )
+    slow = [
+        row | {"append_ms": {"p50": 2.5, "p95": 3.0}} if row["service"] == ours else row
+        for row in met
+    ]
+    section["runs"] = [met, slow, met]
+    full_append = adapter_verdicts({"adapters_adk": section})[0]
+    assert (full_append.measured, full_append.met) == (
+        "0.80x (slower), worst at 100 events, in the worst of 3 runs",
+        False,
+    )
+
+
 def test_adapter_goal_takes_the_worst_size_at_the_same_durability() -> None:
     ours, db = "ChronicaSessionService (chronica)", "DatabaseSessionService (ADK, SQLAlchemy)"
     rows = [
