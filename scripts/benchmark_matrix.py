@@ -295,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in chosen:
             section_started = time.monotonic()
             load, waited = quiet.settle()  # other work on the machine skews absolute times
-            results[name] = _measure(name, cfg, args.seed, log, Path(tmp))
+            with quiet.own_heap():  # as in a fresh process: see quiet.own_heap
+                results[name] = _measure(name, cfg, args.seed, log, Path(tmp))
             results[name]["load_before"] = load
             results[name]["load_after"] = os.getloadavg()[0]
             results[name]["load_waited_s"] = waited

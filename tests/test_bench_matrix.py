@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import re
 import sqlite3
@@ -250,6 +251,20 @@ def test_a_goal_is_met_only_when_every_run_meets_it() -> None:
     assert quiet.judge(2100, 3000, at_least=2000) == "met"
     assert quiet.judge(1400, 3000, at_least=2000) == "within noise"
     assert quiet.spread([3.0, 1.0, 2.0]) == {"median": 2.0, "low": 1.0, "high": 3.0, "runs": 3.0}
+
+
+def test_a_matrix_collects_only_its_own_objects() -> None:
+    held_before = [[i] for i in range(1_000)]  # what the process held before the matrix
+    with quiet.own_heap():
+        frozen = gc.get_freeze_count()
+        assert frozen >= len(held_before)  # a collection in the block never walks them
+        with quiet.own_heap():  # a matrix's own run inside the driver's block
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen  # the inner block left the freeze alone
+    assert gc.get_freeze_count() == 0  # thawed: collected as usual again
+    with pytest.raises(ZeroDivisionError), quiet.own_heap():
+        1 / 0  # noqa: B018
+    assert gc.get_freeze_count() == 0  # thawed even when the matrix failed
 
 
 def _spread(*values: float) -> dict[str, float]:

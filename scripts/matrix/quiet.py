@@ -7,6 +7,9 @@ of every matrix goes through :func:`guarded`: it waits (bounded) for the load to
 reading was above the limit. A row still measured under load says so in its ``load`` record,
 and the report marks it.
 
+A matrix also runs in a quiet process: :func:`own_heap` sets aside every object the process
+held before it, so a full garbage collection walks only the matrix's own objects.
+
 Figures that move between runs get :func:`spread` (the median of several runs, with the lowest
 and highest), and a goal is judged by :func:`judge` on that whole interval: met only when every
 run meets it, missed only when none does, otherwise *within noise*.
@@ -14,10 +17,12 @@ run meets it, missed only when none does, otherwise *within noise*.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal, TypeVar
 
 __all__ = [
@@ -27,6 +32,7 @@ __all__ = [
     "checkpoint",
     "guarded",
     "judge",
+    "own_heap",
     "patient",
     "settle",
     "spread",
@@ -42,6 +48,32 @@ ATTEMPTS = 2
 """How many times a row measured under load is measured in all."""
 Judgement = Literal["met", "missed", "within noise"]
 _policy = {"wait_s": WAIT_S, "attempts": float(ATTEMPTS)}
+_heaps = [0]  # how many own_heap blocks are open: only the outermost freezes and thaws
+
+
+@contextlib.contextmanager
+def own_heap() -> Iterator[None]:
+    """Run the block as if in a fresh process, as far as the garbage collector goes: what
+    the process held before is collected, then frozen (``gc.freeze``) until the block ends.
+
+    A full collection walks every tracked object of the process. After the graded matrix has
+    loaded an embedding model, or late in the test suite, that is millions of objects, and
+    each ``gc.collect()`` a matrix runs outside its timings (7a and 7b, before every
+    whole-history read) took seconds: 7b took 337 s of a smoke run, 59 s of a test. The
+    collections inside the timings walked them too, so a row depended on what the process
+    had done before it. Nested blocks share the outermost's freeze.
+    """
+    outermost = _heaps[0] == 0
+    if outermost:
+        gc.collect()
+        gc.freeze()
+    _heaps[0] += 1
+    try:
+        yield
+    finally:
+        _heaps[0] -= 1
+        if outermost:
+            gc.unfreeze()
 
 
 def patient(on: bool) -> None:
