@@ -195,6 +195,7 @@ def _soak(target: MemoryTarget, role: str, worker: int, until: float, out: Any) 
     out.put(report)
 
 
+@pytest.mark.alone  # sixteen busy processes on CI's two cores: nothing else runs beside it
 def test_sixteen_processes_for_a_minute(pg_target: MemoryTarget) -> None:
     with pg_target.open() as mem:
         for chain in range(4):
