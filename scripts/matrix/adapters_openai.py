@@ -465,7 +465,7 @@ def _verdicts(result: dict[str, Any]) -> list[str]:
             )
     hop, offload_hop = result.get("hop_ms"), result.get("offload_ms")
     if offload_hop:
-        out.extend(_write_floors(result, offload_hop["p50"]))
+        out.extend(_write_floors(result, offload_hop["p50"], hop["p50"] if hop else None))
         out.extend(_read_floors(result, offload_hop["p50"]))
     if hop and offload_hop:
         out.append(
@@ -490,7 +490,9 @@ _WRITES = (
 )
 
 
-def _write_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
+def _write_floors(
+    result: dict[str, Any], hop_ms: float, their_hop_ms: float | None = None
+) -> list[str]:
     """For each write that misses its goal, how far the parts chronica cannot skip go to stop it.
 
     A write ``goal`` times faster than SQLiteSession's must take at most its p50 over the
@@ -502,7 +504,8 @@ def _write_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
     the SQL already exceed the allowance, the goal is out of reach short of changing
     chronica's record; if the mapping and checking tip it over, it is out of reach unless
     they get cheaper than what is left; else no floor stops it, and the line says what the
-    write spends beyond those parts, and where, from the slowest row's own calls.
+    write spends beyond those parts, and where, from the slowest row's own calls, and how the
+    two sides compare like for like (see :func:`_like_for_like`).
     """
     out = []
     for sync, under in result.get("floor", {}).items():
@@ -550,8 +553,31 @@ def _write_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
                 ) + _in_its_calls(
                     theirs_row, ours_row, key, under[sql_key] + under[check_key], hop_ms
                 )
+                if their_hop_ms is not None:
+                    tail += _like_for_like(least, their_hop_ms + under[lean_key], goal)
             out.append(f"{head}: {tail}")
     return out
+
+
+def _like_for_like(ours_ms: float, theirs_ms: float, goal: float) -> str:
+    """Where no floor stops a write: the same parts on both sides, each alone at its fastest.
+
+    The floor above sets our parts alone against SQLiteSession's whole write in the loop,
+    which runs slower than its parts alone; so a goal can be out of reach with no floor
+    stopping it. Each side's own parts, side by side, say whether it is: if SQLiteSession's
+    (a hand-off through ``asyncio.to_thread``, then its SQL with its encoding) are not
+    ``goal`` times ours, the goal holds only where the loop slows SQLiteSession's write more
+    than ours, and by at least the ratio still missing. Empty when the parts meet the goal.
+    """
+    ratio = theirs_ms / ours_ms
+    if ratio >= goal:
+        return ""
+    return (
+        f" Like for like, each side's parts alone at its fastest: SQLiteSession's (a hand-off "
+        f"through asyncio.to_thread and its SQL) take {theirs_ms:.3f} ms, ours {ours_ms:.3f} "
+        f"ms, {ratio:.2f}x: the goal holds only where the loop slows SQLiteSession's write "
+        f"{goal / ratio:.2f} times as much as ours, short of changing chronica's record."
+    )
 
 
 _READS_OF_20 = ("window_ms", "runner_read_ms")
