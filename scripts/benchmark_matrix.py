@@ -76,7 +76,8 @@ QUICK: dict[str, Any] = {
     "session_sizes": [100, 500],
     "cost_sizes": [1_000, 3_000],
     "cost_mcp_size": 1_000,
-    "adapter_sizes": [50, 300],  # both adapters together: under 10 s
+    # Both adapters together: 40-100 s, half of 7b's in the collections before its reads.
+    "adapter_sizes": [50, 300],
     "engine_sizes": [1_000],
     "langgraph_sizes": [50, 300],  # six stores, a PostgreSQL server: about 15 s
     "cost_runs": 2,  # the spread and its verdicts are exercised, not measured
