@@ -48,7 +48,6 @@ ATTEMPTS = 2
 """How many times a row measured under load is measured in all."""
 Judgement = Literal["met", "missed", "within noise"]
 _policy = {"wait_s": WAIT_S, "attempts": float(ATTEMPTS)}
-_heaps = [0]  # how many own_heap blocks are open: only the outermost freezes and thaws
 
 
 @contextlib.contextmanager
@@ -61,17 +60,16 @@ def own_heap() -> Iterator[None]:
     each ``gc.collect()`` a matrix runs outside its timings (7a and 7b, before every
     whole-history read) took seconds: 7b took 337 s of a smoke run, 59 s of a test. The
     collections inside the timings walked them too, so a row depended on what the process
-    had done before it. Nested blocks share the outermost's freeze.
+    had done before it. A block inside another (or in a process already frozen) keeps the
+    freeze it found, and leaves it to whoever made it.
     """
-    outermost = _heaps[0] == 0
+    outermost = gc.get_freeze_count() == 0
     if outermost:
         gc.collect()
         gc.freeze()
-    _heaps[0] += 1
     try:
         yield
     finally:
-        _heaps[0] -= 1
         if outermost:
             gc.unfreeze()
 
