@@ -466,7 +466,7 @@ def _verdicts(result: dict[str, Any]) -> list[str]:
     hop, offload_hop = result.get("hop_ms"), result.get("offload_ms")
     if offload_hop:
         out.extend(_write_floors(result, offload_hop["p50"], hop["p50"] if hop else None))
-        out.extend(_read_floors(result, offload_hop["p50"]))
+        out.extend(_read_floors(result, offload_hop["p50"], hop["p50"] if hop else None))
     if hop and offload_hop:
         out.append(
             f"- The hand-off every call pays, a no-op to a worker thread and back: "
@@ -554,36 +554,43 @@ def _write_floors(
                     theirs_row, ours_row, key, under[sql_key] + under[check_key], hop_ms
                 )
                 if their_hop_ms is not None:
-                    tail += _like_for_like(least, their_hop_ms + under[lean_key], goal)
+                    tail += _like_for_like(least, their_hop_ms + under[lean_key], goal, write=True)
             out.append(f"{head}: {tail}")
     return out
 
 
-def _like_for_like(ours_ms: float, theirs_ms: float, goal: float) -> str:
-    """Where no floor stops a write: the same parts on both sides, each alone at its fastest.
+def _like_for_like(ours_ms: float, theirs_ms: float, goal: float, *, write: bool) -> str:
+    """Where no floor stops a row: the same parts on both sides, each alone at its fastest.
 
-    The floor above sets our parts alone against SQLiteSession's whole write in the loop,
-    which runs slower than its parts alone; so a goal can be out of reach with no floor
-    stopping it. Each side's own parts, side by side, say whether it is: if SQLiteSession's
-    (a hand-off through ``asyncio.to_thread``, then its SQL with its encoding) are not
-    ``goal`` times ours, the goal holds only where the loop slows SQLiteSession's write more
-    than ours, and by at least the ratio still missing. Empty when the parts meet the goal.
+    A floor sets our parts alone against SQLiteSession's whole call in the loop, which runs
+    slower than its parts alone; so a goal can be out of reach with no floor stopping it.
+    Each side's own parts, side by side, say whether it is: SQLiteSession's are a hand-off
+    through ``asyncio.to_thread`` and its SQL (with its encoding) or its read. If they take
+    ``goal`` times ours, the goal is within reach and the row misses it in the loop around
+    the parts; if not, the goal holds only where the loop slows SQLiteSession's call more
+    than ours, by at least the ratio still missing.
     """
     ratio = theirs_ms / ours_ms
-    if ratio >= goal:
-        return ""
-    return (
+    said = (
         f" Like for like, each side's parts alone at its fastest: SQLiteSession's (a hand-off "
-        f"through asyncio.to_thread and its SQL) take {theirs_ms:.3f} ms, ours {ours_ms:.3f} "
-        f"ms, {ratio:.2f}x: the goal holds only where the loop slows SQLiteSession's write "
-        f"{goal / ratio:.2f} times as much as ours, short of changing chronica's record."
+        f"through asyncio.to_thread and its {'SQL' if write else 'read'}) take {theirs_ms:.3f} "
+        f"ms, ours {ours_ms:.3f} ms, {ratio:.2f}x"
+    )
+    if ratio >= goal:
+        return f"{said}: the parts meet the goal, and the row misses it in the loop around them."
+    return (
+        f"{said}: the goal holds only where the loop slows SQLiteSession's "
+        f"{'write' if write else 'read'} {goal / ratio:.2f} times as much as ours"
+        + (", short of changing chronica's record." if write else ".")
     )
 
 
 _READS_OF_20 = ("window_ms", "runner_read_ms")
 
 
-def _read_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
+def _read_floors(
+    result: dict[str, Any], hop_ms: float, their_hop_ms: float | None = None
+) -> list[str]:
     """For each read of the last 20 items that misses its goal, row by row, whether the parts
     every such read pays already stop it.
 
@@ -593,7 +600,8 @@ def _read_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
     alone at its fastest with nothing new to read: asking the store for the newest actum's ID
     and decoding the 20 items held (after a turn the read checks the turn's IDs too, so this
     is less than it does, as a floor must be). Where no floor stops a row, the line says what
-    it spends beyond those parts, and where, from the row's own calls.
+    it spends beyond those parts, and where, from the row's own calls, and how the two sides
+    compare like for like (see :func:`_like_for_like`).
     """
     out = []
     for sync, under in result.get("floor", {}).items():
@@ -633,6 +641,10 @@ def _read_floors(result: dict[str, Any], hop_ms: float) -> list[str]:
                         f"no floor stops it: the row takes {ours:.3f} ms, "
                         f"{ours - least:.3f} ms more than those parts."
                     ) + _in_its_calls(theirs_row, ours_row, key, under["ours_read_ms"], hop_ms)
+                    if their_hop_ms is not None:
+                        tail += _like_for_like(
+                            least, their_hop_ms + under["theirs_read_ms"], goal, write=False
+                        )
                 out.append(f"{head}: {tail}")
     return out
 
