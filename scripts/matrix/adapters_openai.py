@@ -465,8 +465,9 @@ def _verdicts(result: dict[str, Any]) -> list[str]:
             )
     hop, offload_hop = result.get("hop_ms"), result.get("offload_ms")
     if offload_hop:
-        out.extend(_write_floors(result, offload_hop["p50"], hop["p50"] if hop else None))
-        out.extend(_read_floors(result, offload_hop["p50"], hop["p50"] if hop else None))
+        their_hop = hop["p50"] if hop else None
+        out.extend(_write_floors(result, offload_hop["p50"], their_hop))
+        out.extend(_read_floors(result, offload_hop["p50"], their_hop))
     if hop and offload_hop:
         out.append(
             f"- The hand-off every call pays, a no-op to a worker thread and back: "
@@ -490,9 +491,7 @@ _WRITES = (
 )
 
 
-def _write_floors(
-    result: dict[str, Any], hop_ms: float, their_hop_ms: float | None = None
-) -> list[str]:
+def _write_floors(result: dict[str, Any], hop_ms: float, their_hop_ms: float | None) -> list[str]:
     """For each write that misses its goal, how far the parts chronica cannot skip go to stop it.
 
     A write ``goal`` times faster than SQLiteSession's must take at most its p50 over the
@@ -588,9 +587,7 @@ def _like_for_like(ours_ms: float, theirs_ms: float, goal: float, *, write: bool
 _READS_OF_20 = ("window_ms", "runner_read_ms")
 
 
-def _read_floors(
-    result: dict[str, Any], hop_ms: float, their_hop_ms: float | None = None
-) -> list[str]:
+def _read_floors(result: dict[str, Any], hop_ms: float, their_hop_ms: float | None) -> list[str]:
     """For each read of the last 20 items that misses its goal, row by row, whether the parts
     every such read pays already stop it.
 
