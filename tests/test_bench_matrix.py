@@ -548,3 +548,33 @@ def test_the_engines_matrix_states_round_trips_and_client_cpu_per_remember() -> 
     assert "waits for the server" not in engines.render(
         {"rows": [row], "writers": [8], "seconds": 2.0, "sizes": [1_000]}
     )
+
+
+def test_the_engines_matrix_sets_client_and_server_cpu_against_the_serial_goal() -> None:
+    from scripts.matrix import engines
+
+    recall = {e: {"p50": 1.0, "p95": 2.0} for e in ("sqlite", "postgres")}
+    cpu = {"sqlite FULL": 0.9, "sqlite NORMAL": 0.5, "postgres": 1.0, "postgres server": 0.7}
+    row = {"size": 10_000, "recall_ms": recall, "bytes": {"sqlite": 1e6, "postgres": 2e6},
+           "serial_per_s": {"sqlite FULL": 800.0, "sqlite NORMAL": 2000.0, "postgres": 500.0},
+           "serial_cpu_ms": cpu, "round_trips": 2}  # fmt: skip
+    result = {"rows": [row], "writers": [8], "seconds": 2.0, "sizes": [10_000]}
+    # 0.8x of 800/s is 640/s: 1.5625 ms a remember, less than the 1.70 ms of CPU
+    assert engines.render(result).endswith(
+        "- 10,000 facts: one `remember` on PostgreSQL waits for the server 2 times; the "
+        "client's own CPU per `remember` is 1.00 ms on PostgreSQL (driver included), the "
+        "server's 0.70 ms, 1.70 ms together against 0.90 ms for all of SQLite FULL's work; it "
+        "took 2.00 ms. At 0.8x SQLite FULL's serial rate (the goal) it may take 1.56 ms: the "
+        "CPU alone is 0.14 ms more, so the goal needs the client and the server to work at "
+        "once for that much of each `remember`."
+    )
+    cpu["postgres server"] = 1.2  # 2.20 ms of CPU in 2.00 ms: some of it ran at once
+    assert engines.render(result).endswith(
+        "the CPU alone is 0.64 ms more, so the goal needs the client and the server to work at "
+        "once for that much of each `remember` (here they did for at least 0.20 ms: the CPU "
+        "was more than the time)."
+    )
+    cpu["postgres server"] = 0.3
+    assert engines.render(result).endswith(
+        "it may take 1.56 ms: the CPU leaves 0.26 ms for the waits and the commit's flush."
+    )

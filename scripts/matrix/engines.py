@@ -36,6 +36,7 @@ from .cost import _filled
 from .data import scaling_queries, synthetic_facts
 from .fmt import pct, ratio, table
 from .pg_copy import copy_into_postgres
+from .server_cpu import ServerCpu
 from .stats import percentiles
 
 __all__ = ["render", "run"]
@@ -44,6 +45,7 @@ _OWNER = "bench"
 WRITERS = (1, 2, 4, 8)
 _PER_WRITER = 50_000  # more than a writer gets through in the time it is given
 _ENGINES = ("sqlite FULL", "sqlite NORMAL", "postgres")
+SERIAL_GOAL = 0.8  # issue 23: serial remember on PostgreSQL against SQLite at FULL
 
 
 def _url(dsn: str) -> str:
@@ -74,20 +76,29 @@ def _recall(mems: dict[str, ChronoMem], size: int, queries: int, seed: int) -> d
 
 
 def _serial(
-    mems: dict[str, ChronoMem], size: int, count: int, seed: int
+    mems: dict[str, ChronoMem], size: int, count: int, seed: int, server: ServerCpu | None
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """Facts per second of each engine, and the milliseconds of this process's CPU each
-    remember took (PostgreSQL's server works in other processes: not counted)."""
+    """Facts per second of each engine, and the milliseconds of CPU each remember took: this
+    process's own on every engine, and under ``"postgres server"`` the server's, read from
+    its processes around each PostgreSQL remember, outside the timed span (when it can be)."""
     new = list(islice(synthetic_facts(size + count * len(mems), seed=seed), size, None))
     spent, cpu = dict.fromkeys(mems, 0.0), dict.fromkeys(mems, 0.0)
+    server_ns = 0
     for i in range(count):
         for j, (name, mem) in enumerate(mems.items()):
             f = new[i * len(mems) + j]
+            meter = server if name == "postgres" else None
+            before = meter.ns() if meter else 0
             started, cpu_started = time.perf_counter(), time.thread_time()
             mem.remember(f.content, category=f.category, entities=list(f.entities))
             spent[name] += time.perf_counter() - started
             cpu[name] += time.thread_time() - cpu_started
-    return {n: count / s for n, s in spent.items()}, {n: 1000 * c / count for n, c in cpu.items()}
+            if meter:
+                server_ns += meter.ns() - before
+    per_remember = {n: 1000 * c / count for n, c in cpu.items()}
+    if server is not None:
+        per_remember["postgres server"] = server_ns / 1e6 / count
+    return {n: count / s for n, s in spent.items()}, per_remember
 
 
 def _round_trips(dsn: str, schema: str, size: int, seed: int) -> int:
@@ -174,7 +185,7 @@ def _size(
     try:
         recall = _recall({"sqlite": mems["sqlite NORMAL"], "postgres": mems["postgres"]},
                          size, cfg["queries"], cfg["seed"])  # fmt: skip
-        serial, cpu = _serial(mems, size, cfg["serial"], cfg["seed"])
+        serial, cpu = _serial(mems, size, cfg["serial"], cfg["seed"], ServerCpu.of(url))
     finally:
         for mem in mems.values():
             mem.close()
@@ -252,20 +263,50 @@ def render(result: dict[str, Any]) -> str:
 
 
 def _serial_notes(result: dict[str, Any]) -> list[str]:
-    """What one serial ``remember`` costs beside its wall time: PostgreSQL's round trips, and
-    the client's own CPU on each engine (rows from before they were measured have none)."""
+    """What one serial ``remember`` costs beside its wall time: PostgreSQL's round trips, the
+    client's own CPU on each engine and the server's, and what that leaves of the goal (rows
+    from before each was measured have none of it)."""
     out = []
     for r in result["rows"]:
         if "round_trips" not in r:
             continue
         cpu = r["serial_cpu_ms"]
-        out.append(
+        line = (
             f"- {r['size']:,} facts: one `remember` on PostgreSQL waits for the server "
             f"{r['round_trips']} times; the client's own CPU per `remember` is "
-            f"{cpu['postgres']:.2f} ms on PostgreSQL (driver included) against "
-            f"{cpu['sqlite FULL']:.2f} ms for all of SQLite FULL's work."
+            f"{cpu['postgres']:.2f} ms on PostgreSQL (driver included)"
         )
+        if "postgres server" not in cpu:
+            out.append(f"{line} against {cpu['sqlite FULL']:.2f} ms for all of SQLite FULL's work.")
+            continue
+        out.append(f"{line}, the server's {cpu['postgres server']:.2f} ms, " + _serial_floor(r))
     return ["", *out] if out else []
+
+
+def _serial_floor(row: dict[str, Any]) -> str:
+    """The CPU of one PostgreSQL remember, client's and server's, against the time the serial
+    goal allows it: when it is more, the goal needs them to run at once, each waiting less."""
+    cpu, per_s = row["serial_cpu_ms"], row["serial_per_s"]
+    both = cpu["postgres"] + cpu["postgres server"]
+    allowed = 1000 / (SERIAL_GOAL * per_s["sqlite FULL"])
+    took = 1000 / per_s["postgres"]
+    said = (
+        f"{both:.2f} ms together against {cpu['sqlite FULL']:.2f} ms for all of SQLite FULL's "
+        f"work; it took {took:.2f} ms. At {SERIAL_GOAL}x SQLite FULL's serial rate (the goal) "
+        f"it may take {allowed:.2f} ms: "
+    )
+    if both <= allowed:
+        spare = allowed - both
+        return said + f"the CPU leaves {spare:.2f} ms for the waits and the commit's flush."
+    overlap = (
+        f" (here they did for at least {both - took:.2f} ms: the CPU was more than the time)"
+        if both > took
+        else ""
+    )
+    return said + (
+        f"the CPU alone is {both - allowed:.2f} ms more, so the goal needs the client and the "
+        f"server to work at once for that much of each `remember`{overlap}."
+    )
 
 
 def _main() -> None:
