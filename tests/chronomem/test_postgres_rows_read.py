@@ -1,0 +1,83 @@
+"""Rows the server reads per call on PostgreSQL: a write or a recall finds what it needs by
+index probes, never by reading every row the owner has, however large the memory grows.
+
+Counted from the server's own statistics of the memory's one connection (the tuples its
+scans returned, flushed on demand), on a memory the planner has no statistics for yet, as a
+new deployment's is: the statements must not depend on them (issue 23: the entity lookup of
+every ``remember`` and the term lookup of every recall read all of the owner's rows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+
+import psycopg
+import psycopg_pool
+import pytest
+
+from chronomem import ChronoMem
+
+pytestmark = pytest.mark.postgres
+
+_Memory = tuple[ChronoMem, psycopg_pool.ConnectionPool, str, str]
+
+
+@pytest.fixture
+def memory(pg_dsn: str, pg_schema: str) -> Iterator[_Memory]:
+    """A memory on a pool of one connection, so one backend's statistics are all of its reads."""
+    with (
+        psycopg_pool.ConnectionPool(pg_dsn, min_size=1, max_size=1, open=True) as pool,
+        ChronoMem(pool, owner="ardian", schema=pg_schema) as mem,
+    ):
+        yield mem, pool, pg_dsn, pg_schema
+
+
+def _rows(memory: _Memory, table: str) -> tuple[int, int]:
+    """How many rows ``table`` holds, and how many its scans have returned so far."""
+    _, pool, dsn, schema = memory
+    with pool.connection() as conn:  # the memory's backend: its pending counts, flushed
+        conn.execute("SELECT pg_stat_force_next_flush()")
+    with psycopg.connect(dsn, autocommit=True) as conn:  # counts kept by the server: no scan
+        row = conn.execute(
+            """SELECT t.n_live_tup, t.seq_tup_read + coalesce(sum(i.idx_tup_read), 0)
+               FROM pg_stat_user_tables t LEFT JOIN pg_stat_user_indexes i ON i.relid = t.relid
+               WHERE t.schemaname = %s AND t.relname = %s GROUP BY t.n_live_tup, t.seq_tup_read""",
+            (schema, table),
+        ).fetchone()
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+def test_a_remember_reads_its_own_entities_not_all_of_them(memory: _Memory) -> None:
+    mem = memory[0]
+    for i in range(300):
+        mem.remember(f"Person {i} keeps a garden of kind {i}", entities=[f"Person {i}"])
+    held, before = _rows(memory, "chronomem_entities")
+    mem.remember("Person 7 and Person 8 met Ardian", entities=["Person 7", "Person 8", "Ardian"])
+    _, after = _rows(memory, "chronomem_entities")
+    assert held == 300
+    # A few probes per entity it names (its lookup, the insert's conflict check, the links'
+    # keys): 20 at 300 entities or 600; reading every entity was 318 here.
+    assert after - before <= 30, f"one remember read {after - before} of {held} entities"
+
+
+def test_a_recall_reads_the_counts_of_its_own_terms_and_speakers(memory: _Memory) -> None:
+    mem = memory[0]
+    for i in range(200):
+        mem.remember(f"tulip{i} orchid{i} lily{i}")
+    said = datetime(2024, 5, 2, 18, 0, tzinfo=timezone.utc)
+    for i in range(100):
+        mem.remember_episode(
+            f"hello from guest {i}", speaker=f"Guest{i}", session="party", at=said + timedelta(i)
+        )
+    terms, terms_before = _rows(memory, "chronomem_term_stats")
+    speakers, speakers_before = _rows(memory, "chronomem_speakers")
+    assert mem.recall("what did Guest7 say about orchid8?", limit=5)
+    _, terms_after = _rows(memory, "chronomem_term_stats")
+    _, speakers_after = _rows(memory, "chronomem_speakers")
+    assert terms >= 600
+    assert speakers >= 100
+    # one probe per term of the question (a shard or two each); reading them all was 702 here
+    assert terms_after - terms_before <= 40, f"read {terms_after - terms_before} of {terms}"
+    assert speakers_after - speakers_before <= 5, f"read {speakers_after - speakers_before}"
