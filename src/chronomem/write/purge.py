@@ -61,6 +61,7 @@ class _Item(NamedTuple):
     seq: int | None
     attr: str | None
     purged_at: int | None
+    speaker: str | None
 
 
 def _returned(conn: Conn, sql: str, params: Sequence[object]) -> int:
@@ -136,11 +137,18 @@ def _purge_one(conn: Conn, index: Unindexer, item: _Item, reason: str | None, no
 
 
 def purge_rows(
-    conn: Conn, owner: str, rowids: Sequence[int], reason: str | None, now: int
+    conn: Conn,
+    owner: str,
+    rowids: Sequence[int],
+    reason: str | None,
+    now: int,
+    said: set[tuple[str, str]] | None = None,
 ) -> Purged:
     """Purge the owner's items ``rowids`` inside the caller's transaction (already purged
     ones are skipped). The sessions of episodes are locked first, in one order, then the
-    rows, then the counters (see :mod:`chronomem.write.unindex`), as writers lock them."""
+    rows, then the counters (see :mod:`chronomem.write.unindex`), as writers lock them.
+    ``said``, if given, gains the (session, speaker) of every episode purged, for
+    :func:`forget_speakers`."""
     if not rowids:
         return Purged()
     among, params = conn.dialect.in_list("rowid", list(rowids))
@@ -153,7 +161,7 @@ def purge_rows(
     items = [
         _Item._make(r)
         for r in conn.execute(
-            f"""SELECT rowid, kind, session, seq, attr, purged_at {where}
+            f"""SELECT rowid, kind, session, seq, attr, purged_at, speaker {where}
                 ORDER BY rowid DESC{conn.dialect.for_update}""",
             (owner, *params),
         ).fetchall()
@@ -165,12 +173,30 @@ def purge_rows(
     for item in items:
         if item.purged_at is None:
             total += _purge_one(conn, index, item, reason, now)
+            if said is not None and item.session is not None and item.speaker:
+                said.add((item.session, item.speaker))
     index.flush()
     return total
 
 
-def forget_speakers(conn: Conn, owner: str) -> None:
-    """Drop the owner's speaker keys (names) that no live episode has any more."""
+def forget_speakers(conn: Conn, owner: str, said: set[tuple[str, str]] | None) -> None:
+    """Drop the speaker keys (names) of the purged turns ``said`` that no live episode has
+    any more: no other key can have lost its last turn. ``None``: every key of the owner is
+    checked, for a call that purged nothing (run again after a process was killed between
+    its last batch and this step).
+
+    A name with a live turn left in the same session keeps its key, found through the
+    session's index; only when some name has none are all the owner's live speakers read,
+    since another spelling of the name (``ana``, ``Ana``) keeps the key too."""
+    if said is None:
+        keys = {key for (key,) in conn.execute(
+            "SELECT key FROM chronomem_speakers WHERE owner = ?", (owner,)
+        ).fetchall()}  # fmt: skip
+    else:
+        keys = {key for _, speaker in said if (key := entity_key(speaker))}
+        keys -= {entity_key(name) for session, name in said if _speaks(conn, owner, session, name)}
+    if not keys:
+        return
     live = {
         entity_key(str(s))
         for (s,) in conn.execute(
@@ -179,14 +205,18 @@ def forget_speakers(conn: Conn, owner: str) -> None:
             (owner,),
         ).fetchall()
     }
-    stale = [
-        (owner, key)
-        for (key,) in conn.execute(
-            "SELECT key FROM chronomem_speakers WHERE owner = ?", (owner,)
-        ).fetchall()
-        if key not in live
-    ]
+    stale = [(owner, key) for key in sorted(keys - live)]
     conn.executemany("DELETE FROM chronomem_speakers WHERE owner = ? AND key = ?", stale)
+
+
+def _speaks(conn: Conn, owner: str, session: str, speaker: str) -> bool:
+    """Whether ``speaker`` has a turn in ``session`` that is not purged."""
+    row = conn.execute(
+        """SELECT 1 FROM chronomem_facts WHERE owner = ? AND session = ? AND kind = 'episode'
+           AND purged_at IS NULL AND speaker = ? LIMIT 1""",
+        (owner, session, speaker),
+    ).fetchone()
+    return row is not None
 
 
 def purge_batches(
@@ -200,15 +230,20 @@ def purge_batches(
     (rowids below ``before``, newest first, not yet purged), until it names none."""
     total = Purged()
     before = 2**62
+    said: set[tuple[str, str]] = set()
     while True:
         with db.write() as conn:
             rowids = select(conn, before)
             if not rowids:
                 break
-            total += purge_rows(conn, owner, rowids, reason, now())
+            total += purge_rows(conn, owner, rowids, reason, now(), said)
         before = min(rowids)
+    if total != Purged() and not said:
+        return total  # facts only: every speaker's turns are as they were
     with db.write() as conn:
-        forget_speakers(conn, owner)
+        # Nothing purged: perhaps the call run again after a kill before this step, which
+        # then checks every key.
+        forget_speakers(conn, owner, said if total != Purged() else None)
     return total
 
 

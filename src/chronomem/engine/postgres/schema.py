@@ -169,8 +169,17 @@ CREATE INDEX chronomem_facts_by_category ON chronomem_facts(owner, category COLL
     WHERE kind = 'fact' AND invalidated_at IS NULL AND category IS NOT NULL
 """
 
+# Version 8 (issue 23): a purge finds an item's time points and the links that name a gone
+# entity through an index, instead of reading every row of both tables for each item; the
+# second index also serves the foreign key from a link's ``dst``, which PostgreSQL checks (by
+# reading the links) for every entity deleted.
+_V8 = """
+CREATE INDEX chronomem_mentions_by_item ON chronomem_mentions(item);
+CREATE INDEX chronomem_entity_links_by_dst ON chronomem_entity_links(dst)
+"""
+
 # Index i holds the statements that take the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
 # The steps after which every item is indexed again.
 _REINDEX_AFTER = frozenset({_V3})
 SCHEMA_VERSION = len(_MIGRATIONS)

@@ -314,6 +314,15 @@ CREATE INDEX chronomem_facts_by_category ON chronomem_facts(owner, category)
     WHERE kind = 'fact' AND invalidated_at IS NULL AND category IS NOT NULL
 """
 
+# Version 11 (issue 23): a purge finds an item's time points and the links that name a gone
+# entity through an index, instead of reading every row of both tables for each item (8 ms an
+# item at 100,000 episodes; a session's purge paid it once per turn). The second index also
+# serves the foreign key from a link's ``dst``, which SQLite checks when an entity is deleted.
+_V11 = """
+CREATE INDEX chronomem_mentions_by_item ON chronomem_mentions(item);
+CREATE INDEX chronomem_entity_links_by_dst ON chronomem_entity_links(dst)
+"""
+
 
 # Index i holds the step that takes the schema from version i to i + 1.
 _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
@@ -327,6 +336,7 @@ _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _v8,
     _v9,
     _script(_V10),
+    _script(_V11),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
