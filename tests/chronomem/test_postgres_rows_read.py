@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
-import psycopg
 import psycopg_pool
 import pytest
 
 from chronomem import ChronoMem
+from tests.chronomem.backends import rows_read
 
 pytestmark = pytest.mark.postgres
 
@@ -36,17 +36,7 @@ def memory(pg_dsn: str, pg_schema: str) -> Iterator[_Memory]:
 def _rows(memory: _Memory, table: str) -> tuple[int, int]:
     """How many rows ``table`` holds, and how many its scans have returned so far."""
     _, pool, dsn, schema = memory
-    with pool.connection() as conn:  # the memory's backend: its pending counts, flushed
-        conn.execute("SELECT pg_stat_force_next_flush()")
-    with psycopg.connect(dsn, autocommit=True) as conn:  # counts kept by the server: no scan
-        row = conn.execute(
-            """SELECT t.n_live_tup, t.seq_tup_read + coalesce(sum(i.idx_tup_read), 0)
-               FROM pg_stat_user_tables t LEFT JOIN pg_stat_user_indexes i ON i.relid = t.relid
-               WHERE t.schemaname = %s AND t.relname = %s GROUP BY t.n_live_tup, t.seq_tup_read""",
-            (schema, table),
-        ).fetchone()
-    assert row is not None
-    return int(row[0]), int(row[1])
+    return rows_read(pool, dsn, schema, table)
 
 
 def test_a_remember_reads_its_own_entities_not_all_of_them(memory: _Memory) -> None:

@@ -15,8 +15,7 @@ import psycopg_pool
 import pytest
 
 from chronomem import ChronoMem, Turn
-from tests.chronomem.backends import MemoryTarget, rows
-from tests.chronomem.test_postgres_rows_read import _rows
+from tests.chronomem.backends import MemoryTarget, rows, rows_read
 
 
 def _keys(mem: ChronoMem) -> set[str]:
@@ -117,14 +116,13 @@ def test_a_postgres_purge_reads_the_rows_of_its_item(pg_dsn: str, pg_schema: str
         psycopg_pool.ConnectionPool(pg_dsn, min_size=1, max_size=1, open=True) as pool,
         ChronoMem(pool, owner="ardian", schema=pg_schema) as mem,
     ):
-        memory = (mem, pool, pg_dsn, pg_schema)
         for i in range(300):
             mem.remember(f"Person {i} grows tulips near lake {i}", entities=[f"Person {i}", "Lake"])
         lonely = mem.remember("Zeno keeps bees by the mill", entities=["Zeno", "Mill"])
         tables = ("chronomem_mentions", "chronomem_entity_links", "chronomem_facts")
-        before = {t: _rows(memory, t) for t in tables}
+        before = {t: rows_read(pool, pg_dsn, pg_schema, t) for t in tables}
         mem.purge(lonely)
-        after = {t: _rows(memory, t) for t in tables}
+        after = {t: rows_read(pool, pg_dsn, pg_schema, t) for t in tables}
     for table in tables:
         held, read = before[table][0], after[table][1] - before[table][1]
         assert held >= 300
