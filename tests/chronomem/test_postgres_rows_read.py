@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 import psycopg_pool
 import pytest
 
-from chronomem import ChronoMem
+from chronomem import ChronoMem, Turn
 from tests.chronomem.backends import rows_read
 
 pytestmark = pytest.mark.postgres
@@ -71,3 +71,21 @@ def test_a_recall_reads_the_counts_of_its_own_terms_and_speakers(memory: _Memory
     # one probe per term of the question (a shard or two each); reading them all was 702 here
     assert terms_after - terms_before <= 40, f"read {terms_after - terms_before} of {terms}"
     assert speakers_after - speakers_before <= 5, f"read {speakers_after - speakers_before}"
+
+
+def test_a_keyed_turn_added_to_a_long_session_reads_its_own_source(memory: _Memory) -> None:
+    """How a chronica session's new acta become episodes (``index_session``): each turn
+    keyed by its actum's id, checked against what the session already stored."""
+    mem = memory[0]
+    for start in range(0, 600, 100):
+        mem.remember_episodes(
+            [Turn(f"turn {i}", speaker="Ardian", session="long", source=f"actum-{i}")
+             for i in range(start, start + 100)]
+        )  # fmt: skip
+    held, before = _rows(memory, "chronomem_facts")
+    mem.remember_episodes([Turn("one more", speaker="Ardian", session="long", source="actum-x")])
+    mem.remember_episodes([Turn("turn 7", speaker="Ardian", session="long", source="actum-7")])
+    _, after = _rows(memory, "chronomem_facts")
+    assert held == 600
+    # the new turn's probe and insert, the known one's probe: reading the session was 605
+    assert after - before <= 20, f"two keyed turns read {after - before} of {held} rows"

@@ -140,6 +140,13 @@ class Dialect(Protocol):
         """Hold the lock that orders appends to one episode session until commit."""
         ...
 
+    def episodes_by_source(
+        self, conn: Conn, owner: str, session: str, sources: Sequence[str]
+    ) -> list[tuple[str, str]]:
+        """``(source, id)`` of the session's episodes stored under any of ``sources``, each
+        found through the unique (owner, session, source) index."""
+        ...
+
     def settle(self, conn: Conn) -> None:
         """Write the counter changes this transaction holds back, before they are read."""
         ...

@@ -64,11 +64,6 @@ def stored_sources(
     for session, sources in by_session.items():
         unique = list(dict.fromkeys(sources))
         for i in range(0, len(unique), _CHUNK):
-            among, params = conn.dialect.in_list("source", unique[i : i + _CHUNK])
-            rows = conn.execute(
-                f"""SELECT source, id FROM chronomem_facts WHERE owner = ? AND session = ?
-                    AND kind = 'episode' AND {among}""",
-                (owner, session, *params),
-            )
-            stored.update(((session, source), eid) for source, eid in rows)
+            found = conn.dialect.episodes_by_source(conn, owner, session, unique[i : i + _CHUNK])
+            stored.update(((session, source), eid) for source, eid in found)
     return stored

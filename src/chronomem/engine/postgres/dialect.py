@@ -176,6 +176,23 @@ class PostgresDialect:
         key = "chronomem.session:" + json.dumps([owner, session], ensure_ascii=False)
         conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (key,)).fetchone()
 
+    def episodes_by_source(
+        self, conn: Conn, owner: str, session: str, sources: Sequence[str]
+    ) -> list[tuple[str, str]]:
+        """One statement, a probe of the (owner, session, source) index per source in a
+        lateral subquery: given ``source = ANY(?)``, the planner of a table whose statistics
+        were older than the session read every turn of it (605 rows to add one turn to a
+        session of 600), so indexing a long session grew with its length."""
+        rows = conn.execute(
+            """SELECT q.source, e.id FROM unnest(CAST(? AS text[])) AS q(source)
+               CROSS JOIN LATERAL (
+                   SELECT id FROM chronomem_facts
+                   WHERE owner = ? AND session = ? AND kind = 'episode' AND source = q.source
+                   LIMIT 1) e""",
+            (sorted(set(sources)), owner, session),
+        ).fetchall()
+        return [(str(source), str(eid)) for source, eid in rows]
+
     def index_terms(
         self, conn: Conn, owner: str, kind: str, rowid: int, columns: Sequence[str], length: float
     ) -> None:

@@ -131,6 +131,18 @@ class SQLiteDialect:
         ).fetchall()
         return named, dfs, {kind: (int(n), float(length)) for kind, n, length in corpus}
 
+    def episodes_by_source(
+        self, conn: Conn, owner: str, session: str, sources: Sequence[str]
+    ) -> list[tuple[str, str]]:
+        """One statement: ``source IN (...)`` is a probe of the index per source here."""
+        among, params = self.in_list("source", sources)
+        rows = conn.execute(
+            f"""SELECT source, id FROM chronomem_facts WHERE owner = ? AND session = ?
+                AND kind = 'episode' AND {among}""",
+            (owner, session, *params),
+        ).fetchall()
+        return [(str(source), str(eid)) for source, eid in rows]
+
     def in_list(self, column: str, values: Sequence[object]) -> tuple[str, list[object]]:
         """``column IN (?, ?, ...)``."""
         return f"{column} IN ({','.join('?' * len(values))})", list(values)
