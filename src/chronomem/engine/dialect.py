@@ -178,11 +178,13 @@ class Dialect(Protocol):
         view: tuple[str, Sequence[object]],
         depth: int,
         span: tuple[int, int] | None = None,
+        ceiling: int | None = None,
     ) -> list[Pooled]:
         """The lexical pool, each item once: the ``2 * depth`` newest items said, valid or
         mentioning a day in the ``span`` a question names (see :mod:`chronomem.write.times`),
         first, with their time in the span; every item
         holding a rare word (``words[0]``), the ``depth`` newest holding a common one
-        (``words[1]``), both through the ``view`` filter (a WHERE fragment over ``f`` and its
-        parameters), and the items the other channels ``found`` (already filtered)."""
+        (``words[1]``, none newer than rowid ``ceiling`` when given), both through the
+        ``view`` filter (a WHERE fragment over ``f`` and its parameters), and the items the
+        other channels ``found`` (already filtered)."""
         ...

@@ -186,6 +186,24 @@ def categories(conn: Conn, owner: str, prefix: str, limit: int | None = None) ->
     return [str(r[0]) for r in rows]
 
 
+def newest_valid(
+    conn: Conn, view: tuple[str, Sequence[object]], owner: str, at: int, depth: int
+) -> int:
+    """The largest rowid among the ``depth`` items that passed ``view`` most recently by
+    ``at``: read backwards through the time index (every item is in it at its own time,
+    see write/times.py) from ``at``, so it costs about ``depth`` probes however many items
+    came later; 0 when no item passes."""
+    where, params = view
+    row = conn.execute(
+        f"""SELECT max(t.item) FROM (
+                SELECT m.item FROM chronomem_mentions m JOIN chronomem_facts f ON f.rowid = m.item
+                WHERE m.owner = ? AND m.at <= ? AND {where}
+                ORDER BY m.at DESC LIMIT ?) t""",
+        (owner, at, *params, depth),
+    ).fetchone()
+    return 0 if row is None or row[0] is None else int(row[0])
+
+
 def few_in_category(
     conn: Conn, view: tuple[str, Sequence[object]], category: str, limit: int
 ) -> list[int] | None:

@@ -25,6 +25,7 @@ what the words saw (see SEMANTIC_SIGHTED).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from functools import lru_cache
 
 from chronomem._errors import InvalidArgumentError
 from chronomem.engine.dialect import Conn
-from chronomem.engine.facts import few_in_category
+from chronomem.engine.facts import few_in_category, newest_valid
 from chronomem.recall.entities import (
     CHANNEL_DEPTH,
     HOP_GAIN,
@@ -194,8 +195,9 @@ def _lexical(
         # common word's walk would otherwise pass every other category's items).
         found, rare, common = [*few, *found], [], []
     rows = conn.dialect.pool(
-        conn, view.owner, (rare, common), found, view.sql(), COMMON_DEPTH, asked.q.span
-    )
+        conn, view.owner, (rare, common), found, view.sql(), COMMON_DEPTH, asked.q.span,
+        view.ceiling,
+    )  # fmt: skip
     meta: Meta = {}
     pool = []
     # Unpacked by name (as fast as by position): a pool holds hundreds of rows per recall.
@@ -216,6 +218,18 @@ def _lexical(
     overlap.sort(key=lambda o: (-o[1], -o[0]))
     jaccard = [o for o in overlap if o[1] > 0][:CHANNEL_DEPTH]
     return lexical, jaccard, meta, sight
+
+
+def at_its_time(conn: Conn, view: View) -> View:
+    """``view``, for a past valid time (``as_of``), with the ``ceiling`` its walks of common
+    words start from: the newest of the items most recently valid by then. Walked from the
+    newest item of all, a common word's postings pass every item written since, none of them
+    visible, so such a recall grew with everything remembered after its time (27 ms at
+    80,000 episodes against 3.7 ms at 10,000, the default view taking 2 ms at both)."""
+    if view.as_of is None:
+        return view
+    newest = newest_valid(conn, view.sql(), view.owner, view.as_of, 2 * COMMON_DEPTH)
+    return dataclasses.replace(view, ceiling=newest)
 
 
 def _few_visible(conn: Conn, view: View) -> list[int] | None:
@@ -272,6 +286,7 @@ def channel_ranks(
     """Each channel's ranked rowids, (trust, confidence) of every candidate, and how much of
     the question the lexical channel saw (see _sight)."""
     asked = _Asked.read(conn, view.owner, query)
+    view = at_its_time(conn, view)
     if "fact" not in view.kinds:
         lexical, _, meta, sight = _lexical(conn, asked, view, params)
         bm25 = lexical[:CHANNEL_DEPTH]
@@ -334,7 +349,9 @@ def _semantic(
         return []
     if sight == 0.0:
         terms = meaning_terms(asked.text, MEANING_WORDS)
-        rows = conn.dialect.pool(conn, view.owner, ([], terms), (), view.sql(), MEANING_DEPTH)
+        rows = conn.dialect.pool(
+            conn, view.owner, ([], terms), (), view.sql(), MEANING_DEPTH, None, view.ceiling
+        )
         for row in rows:
             pooled.setdefault(row.rowid, (row.trust, row.confidence))
     return rank_by_meaning(conn, asked.text, pooled, CHANNEL_DEPTH)

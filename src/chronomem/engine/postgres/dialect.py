@@ -265,6 +265,7 @@ class PostgresDialect:
         view: tuple[str, Sequence[object]],
         depth: int,
         span: tuple[int, int] | None = None,
+        ceiling: int | None = None,
     ) -> list[Pooled]:
         """All its parts in one statement (one round trip):
 
@@ -285,6 +286,7 @@ class PostgresDialect:
         timed: tuple[str, list[object]] = ("", [])
         if span is not None:
             timed = _timed(owner, span, view, depth)
+        below, start = ("", []) if ceiling is None else (" AND p.rowid <= ?", [ceiling])
         rows = conn.execute(
             f"""WITH {timed[0]}hit AS MATERIALIZED (
                     SELECT DISTINCT p.rowid FROM chronomem_postings p
@@ -294,7 +296,7 @@ class PostgresDialect:
                     CROSS JOIN LATERAL (
                         SELECT p.rowid FROM chronomem_postings p
                         JOIN chronomem_facts f ON f.rowid = p.rowid
-                        WHERE p.owner = ? AND p.term = q.term AND {where}
+                        WHERE p.owner = ? AND p.term = q.term{below} AND {where}
                         ORDER BY p.rowid DESC LIMIT ?) AS x
                     ORDER BY x.rowid DESC LIMIT ?)
                 SELECT 0, {POOL_COLUMNS}
@@ -309,7 +311,7 @@ class PostgresDialect:
                 SELECT 2, {POOL_COLUMNS}
                 FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
                 WHERE chronomem_lex.rowid = ANY(?){_TIMED_ROWS if span else ""}""",
-            (*timed[1], owner, list(rare), list(common), owner, *params, depth, depth,
+            (*timed[1], owner, list(rare), list(common), owner, *start, *params, depth, depth,
              *params, list(found)),
         ).fetchall()  # fmt: skip
         rows.sort(key=lambda r: r[0])  # timed items first, then rare words', as on SQLite

@@ -156,6 +156,7 @@ class SQLiteDialect:
         view: tuple[str, Sequence[object]],
         depth: int,
         span: tuple[int, int] | None = None,
+        ceiling: int | None = None,
     ) -> list[Pooled]:
         """Up to four queries, each cheap in process: the items said, valid or mentioning a
         day in the ``span`` (a backward walk of an index range that stops at ``2 * depth``),
@@ -172,12 +173,15 @@ class SQLiteDialect:
                 (_match(rare), *params),
             ).fetchall()
         if common:
+            below, start = (
+                ("", []) if ceiling is None else (" AND chronomem_lex.rowid <= ?", [ceiling])
+            )
             rows += conn.execute(
                 f"""SELECT {POOL_COLUMNS}
                     FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
-                    WHERE chronomem_lex MATCH ? AND {where}
+                    WHERE chronomem_lex MATCH ?{below} AND {where}
                     ORDER BY chronomem_lex.rowid DESC LIMIT ?""",
-                (_match(common), *params, depth),
+                (_match(common), *start, *params, depth),
             ).fetchall()
         seen = {r[0] for r in rows}
         rest = [r for r in dict.fromkeys(found) if r not in seen]
