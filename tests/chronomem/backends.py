@@ -141,18 +141,30 @@ def is_untouched(target: Target) -> bool:
     return not found
 
 
-def rows_read(pool: Any, dsn: str, schema: str, table: str) -> tuple[int, int]:
-    """White-box, PostgreSQL: how many rows ``table`` holds, and how many its scans have
-    returned so far, counting what the one connection of ``pool`` (a memory's) read up to
-    now: its pending statistics are flushed first. Counts kept by the server: no scan."""
-    with pool.connection() as conn:
-        conn.execute("SELECT pg_stat_force_next_flush()")
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute(
-            """SELECT t.n_live_tup, t.seq_tup_read + coalesce(sum(i.idx_tup_read), 0)
-               FROM pg_stat_user_tables t LEFT JOIN pg_stat_user_indexes i ON i.relid = t.relid
-               WHERE t.schemaname = %s AND t.relname = %s GROUP BY t.n_live_tup, t.seq_tup_read""",
-            (schema, table),
-        ).fetchone()
-    assert row is not None, f"no statistics for {schema}.{table}"
-    return int(row[0]), int(row[1])
+@dataclass
+class CountedMemory:
+    """White-box, PostgreSQL: a memory on a pool of one connection (``pool``), so that one
+    backend's statistics are all of the memory's reads (see :meth:`rows_read`)."""
+
+    mem: ChronoMem
+    pool: Any
+    dsn: str
+    schema: str
+
+    def rows_read(self, table: str) -> tuple[int, int]:
+        """How many rows ``table`` holds, and how many its scans have returned to the memory
+        so far: its connection's pending statistics are flushed first. Counts kept by the
+        server: no scan."""
+        with self.pool.connection() as conn:
+            conn.execute("SELECT pg_stat_force_next_flush()")
+        with psycopg.connect(self.dsn, autocommit=True) as conn:
+            row = conn.execute(
+                """SELECT t.n_live_tup, t.seq_tup_read + coalesce(sum(i.idx_tup_read), 0)
+                   FROM pg_stat_user_tables t
+                   LEFT JOIN pg_stat_user_indexes i ON i.relid = t.relid
+                   WHERE t.schemaname = %s AND t.relname = %s
+                   GROUP BY t.n_live_tup, t.seq_tup_read""",
+                (self.schema, table),
+            ).fetchone()
+        assert row is not None, f"no statistics for {self.schema}.{table}"
+        return int(row[0]), int(row[1])

@@ -14,7 +14,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.chronomem.backends import Databases, MemoryTarget, dsn_url
+from chronomem import ChronoMem
+from tests.chronomem.backends import CountedMemory, Databases, MemoryTarget, dsn_url
 
 ENGINES = ["sqlite", "postgres"]
 
@@ -56,3 +57,15 @@ def databases(
     (``chronomem``, ``chronica``): files, or whole PostgreSQL databases created on the
     session's server and dropped after."""
     return Databases(request.param, tmp_path, pg_database)
+
+
+@pytest.fixture
+def counted_memory(pg_dsn: str, pg_schema: str) -> Iterator[CountedMemory]:
+    """A PostgreSQL memory on a pool of one connection, whose reads the server counts."""
+    import psycopg_pool  # here, not at the top: tests/test_chronomem.py runs without the extra
+
+    with (
+        psycopg_pool.ConnectionPool(pg_dsn, min_size=1, max_size=1, open=True) as pool,
+        ChronoMem(pool, owner="ardian", schema=pg_schema) as mem,
+    ):
+        yield CountedMemory(mem, pool, pg_dsn, pg_schema)

@@ -9,51 +9,33 @@ every ``remember`` and the term lookup of every recall read all of the owner's r
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
-import psycopg_pool
 import pytest
 
-from chronomem import ChronoMem, Turn
-from tests.chronomem.backends import rows_read
+from chronomem import Turn
+from tests.chronomem.backends import CountedMemory
 
 pytestmark = pytest.mark.postgres
 
-_Memory = tuple[ChronoMem, psycopg_pool.ConnectionPool, str, str]
 
-
-@pytest.fixture
-def memory(pg_dsn: str, pg_schema: str) -> Iterator[_Memory]:
-    """A memory on a pool of one connection, so one backend's statistics are all of its reads."""
-    with (
-        psycopg_pool.ConnectionPool(pg_dsn, min_size=1, max_size=1, open=True) as pool,
-        ChronoMem(pool, owner="ardian", schema=pg_schema) as mem,
-    ):
-        yield mem, pool, pg_dsn, pg_schema
-
-
-def _rows(memory: _Memory, table: str) -> tuple[int, int]:
-    """How many rows ``table`` holds, and how many its scans have returned so far."""
-    _, pool, dsn, schema = memory
-    return rows_read(pool, dsn, schema, table)
-
-
-def test_a_remember_reads_its_own_entities_not_all_of_them(memory: _Memory) -> None:
-    mem = memory[0]
+def test_a_remember_reads_its_own_entities_not_all_of_them(counted_memory: CountedMemory) -> None:
+    mem = counted_memory.mem
     for i in range(300):
         mem.remember(f"Person {i} keeps a garden of kind {i}", entities=[f"Person {i}"])
-    held, before = _rows(memory, "chronomem_entities")
+    held, before = counted_memory.rows_read("chronomem_entities")
     mem.remember("Person 7 and Person 8 met Ardian", entities=["Person 7", "Person 8", "Ardian"])
-    _, after = _rows(memory, "chronomem_entities")
+    _, after = counted_memory.rows_read("chronomem_entities")
     assert held == 300
     # A few probes per entity it names (its lookup, the insert's conflict check, the links'
     # keys): 20 at 300 entities or 600; reading every entity was 318 here.
     assert after - before <= 30, f"one remember read {after - before} of {held} entities"
 
 
-def test_a_recall_reads_the_counts_of_its_own_terms_and_speakers(memory: _Memory) -> None:
-    mem = memory[0]
+def test_a_recall_reads_the_counts_of_its_own_terms_and_speakers(
+    counted_memory: CountedMemory,
+) -> None:
+    mem = counted_memory.mem
     for i in range(200):
         mem.remember(f"tulip{i} orchid{i} lily{i}")
     said = datetime(2024, 5, 2, 18, 0, tzinfo=timezone.utc)
@@ -61,11 +43,11 @@ def test_a_recall_reads_the_counts_of_its_own_terms_and_speakers(memory: _Memory
         mem.remember_episode(
             f"hello from guest {i}", speaker=f"Guest{i}", session="party", at=said + timedelta(i)
         )
-    terms, terms_before = _rows(memory, "chronomem_term_stats")
-    speakers, speakers_before = _rows(memory, "chronomem_speakers")
+    terms, terms_before = counted_memory.rows_read("chronomem_term_stats")
+    speakers, speakers_before = counted_memory.rows_read("chronomem_speakers")
     assert mem.recall("what did Guest7 say about orchid8?", limit=5)
-    _, terms_after = _rows(memory, "chronomem_term_stats")
-    _, speakers_after = _rows(memory, "chronomem_speakers")
+    _, terms_after = counted_memory.rows_read("chronomem_term_stats")
+    _, speakers_after = counted_memory.rows_read("chronomem_speakers")
     assert terms >= 600
     assert speakers >= 100
     # one probe per term of the question (a shard or two each); reading them all was 702 here
@@ -73,19 +55,21 @@ def test_a_recall_reads_the_counts_of_its_own_terms_and_speakers(memory: _Memory
     assert speakers_after - speakers_before <= 5, f"read {speakers_after - speakers_before}"
 
 
-def test_a_keyed_turn_added_to_a_long_session_reads_its_own_source(memory: _Memory) -> None:
+def test_a_keyed_turn_added_to_a_long_session_reads_its_own_source(
+    counted_memory: CountedMemory,
+) -> None:
     """How a chronica session's new acta become episodes (``index_session``): each turn
     keyed by its actum's id, checked against what the session already stored."""
-    mem = memory[0]
+    mem = counted_memory.mem
     for start in range(0, 600, 100):
         mem.remember_episodes(
             [Turn(f"turn {i}", speaker="Ardian", session="long", source=f"actum-{i}")
              for i in range(start, start + 100)]
         )  # fmt: skip
-    held, before = _rows(memory, "chronomem_facts")
+    held, before = counted_memory.rows_read("chronomem_facts")
     mem.remember_episodes([Turn("one more", speaker="Ardian", session="long", source="actum-x")])
     mem.remember_episodes([Turn("turn 7", speaker="Ardian", session="long", source="actum-7")])
-    _, after = _rows(memory, "chronomem_facts")
+    _, after = counted_memory.rows_read("chronomem_facts")
     assert held == 600
     # the new turn's probe and insert, the known one's probe: reading the session was 605
     assert after - before <= 20, f"two keyed turns read {after - before} of {held} rows"

@@ -11,11 +11,10 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg_pool
 import pytest
 
 from chronomem import ChronoMem, Turn
-from tests.chronomem.backends import MemoryTarget, rows, rows_read
+from tests.chronomem.backends import CountedMemory, MemoryTarget, rows
 
 
 def _keys(mem: ChronoMem) -> set[str]:
@@ -111,18 +110,15 @@ def test_a_sqlite_purge_reads_no_whole_table(traced_sqlite: tuple[ChronoMem, lis
     assert _full_scans(mem.path, statements) == []
 
 
-def test_a_postgres_purge_reads_the_rows_of_its_item(pg_dsn: str, pg_schema: str) -> None:
-    with (
-        psycopg_pool.ConnectionPool(pg_dsn, min_size=1, max_size=1, open=True) as pool,
-        ChronoMem(pool, owner="ardian", schema=pg_schema) as mem,
-    ):
-        for i in range(300):
-            mem.remember(f"Person {i} grows tulips near lake {i}", entities=[f"Person {i}", "Lake"])
-        lonely = mem.remember("Zeno keeps bees by the mill", entities=["Zeno", "Mill"])
-        tables = ("chronomem_mentions", "chronomem_entity_links", "chronomem_facts")
-        before = {t: rows_read(pool, pg_dsn, pg_schema, t) for t in tables}
-        mem.purge(lonely)
-        after = {t: rows_read(pool, pg_dsn, pg_schema, t) for t in tables}
+def test_a_postgres_purge_reads_the_rows_of_its_item(counted_memory: CountedMemory) -> None:
+    mem = counted_memory.mem
+    for i in range(300):
+        mem.remember(f"Person {i} grows tulips near lake {i}", entities=[f"Person {i}", "Lake"])
+    lonely = mem.remember("Zeno keeps bees by the mill", entities=["Zeno", "Mill"])
+    tables = ("chronomem_mentions", "chronomem_entity_links", "chronomem_facts")
+    before = {t: counted_memory.rows_read(t) for t in tables}
+    mem.purge(lonely)
+    after = {t: counted_memory.rows_read(t) for t in tables}
     for table in tables:
         held, read = before[table][0], after[table][1] - before[table][1]
         assert held >= 300

@@ -9,15 +9,11 @@ Cost is counted, not timed: SQLite's virtual-machine steps (a progress handler c
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-import psycopg_pool
-import pytest
-
 from chronomem import ChronoMem, Turn
-from tests.chronomem.backends import rows_read
+from tests.chronomem.backends import CountedMemory
 
 THEN = datetime(2023, 3, 1, tzinfo=timezone.utc)
 LATER = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -65,27 +61,16 @@ def test_an_as_of_recall_on_sqlite_does_not_grow_with_what_came_after(tmp_path: 
     assert many < 1.5 * few, f"{few} hundred steps with 500 later turns, {many} with 5,500"
 
 
-@pytest.fixture
-def pg_memory(
-    pg_dsn: str, pg_schema: str
-) -> Iterator[tuple[ChronoMem, psycopg_pool.ConnectionPool]]:
-    with (
-        psycopg_pool.ConnectionPool(pg_dsn, min_size=1, max_size=1, open=True) as pool,
-        ChronoMem(pool, owner="ardian", schema=pg_schema) as mem,
-    ):
-        yield mem, pool
-
-
 def test_an_as_of_recall_on_postgres_reads_the_postings_of_its_time(
-    pg_memory: tuple[ChronoMem, psycopg_pool.ConnectionPool], pg_dsn: str, pg_schema: str
+    counted_memory: CountedMemory,
 ) -> None:
-    mem, pool = pg_memory
+    mem = counted_memory.mem
     _said(mem, 0, 60, THEN)
     for start in range(1000, 4000, 1000):
         _said(mem, start, 1000, LATER + timedelta(days=start))
-    held, before = rows_read(pool, pg_dsn, pg_schema, "chronomem_postings")
+    held, before = counted_memory.rows_read("chronomem_postings")
     found = mem.recall(QUESTION, limit=5, as_of=THEN + timedelta(days=1))
-    _, after = rows_read(pool, pg_dsn, pg_schema, "chronomem_postings")
+    _, after = counted_memory.rows_read("chronomem_postings")
     assert found
     assert held > 10_000
     # each common word's walk stops at its depth (100) among the turns of then: 60 here
