@@ -238,12 +238,13 @@ def purge_batches(
                 break
             total += purge_rows(conn, owner, rowids, reason, now(), said)
         before = min(rowids)
-    if total != Purged() and not said:
+    purged = total != Purged()
+    if purged and not said:
         return total  # facts only: every speaker's turns are as they were
     with db.write() as conn:
         # Nothing purged: perhaps the call run again after a kill before this step, which
         # then checks every key.
-        forget_speakers(conn, owner, said if total != Purged() else None)
+        forget_speakers(conn, owner, said if purged else None)
     return total
 
 
