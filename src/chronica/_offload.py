@@ -63,20 +63,31 @@ class _Pool:
         self._jobs.put(job)
 
     def _work(self) -> None:
-        jobs, lock = self._jobs, self._lock
+        jobs = self._jobs
         while True:
-            _run(jobs.get())  # its own frame: an idle thread holds nothing of the last call
-            with lock:
-                self._idle += 1
+            _run(jobs.get(), self._rest)  # its own frame: an idle thread holds nothing of it
+
+    def _rest(self) -> None:
+        """Count this thread idle: its call is done, only the answer is left to hand over.
+
+        Counted before the answer, not after: the caller, answered, may submit its next call
+        before this thread is back at the queue, and would otherwise start a thread for it.
+        A loop of sequential calls grew the pool to three threads taking turns, each call
+        waking a thread colder than the last.
+        """
+        with self._lock:
+            self._idle += 1
 
 
-def _run(job: _Job) -> None:
+def _run(job: _Job, rest: Callable[[], None]) -> None:
     loop, future, context, call, args = job
     try:
         result = context.run(call, *args)
     except BaseException as error:  # delivered to the caller, whatever it is
+        rest()
         _answer(loop, _fail, future, error)
     else:
+        rest()
         _answer(loop, _succeed, future, result)
 
 
