@@ -172,6 +172,31 @@ def test_the_floor_under_a_missed_write_says_what_stops_it() -> None:
         "meet the goal, and the row misses it in the loop around them." in render(lean)
     )
     assert "own calls" not in render(_floored(0.39, 0.4))  # a run from before calls were split
+
+
+def test_a_missed_write_says_whether_a_leaner_record_would_reach_its_goal() -> None:
+    # Ours with SQLiteSession's SQL: 0.04 + 0.06 + 0.08 = 0.18 ms against its 0.05 + 0.06.
+    assert (
+        "acta (0.100 ms; SQLiteSession's is 0.060) take 0.140 ms, and mapping and checking the "
+        "items 0.080 ms more, each alone at its fastest: out of reach short of changing "
+        "chronica's record. With a record as lean as SQLiteSession's (its SQL in place of "
+        "chronica's), ours would take 0.180 ms against its 0.110 ms, 0.61x: short of the goal "
+        "whatever the record, even with no mapping and checking at all (a hand-off and that SQL "
+        "take 0.100 ms against the 0.085 ms it allows)." in render(_floored(0.169, 0.4))
+    )
+    quick = _floored(0.39, 0.4)
+    quick["offload_ms"]["p50"] = 0.01
+    quick["floor"]["NORMAL"]["theirs_ms"] = 0.1  # its parts: 0.15 ms, 0.115 allowed at 1.3x
+    assert (
+        "ours would take 0.190 ms against its 0.150 ms, 0.79x: short of the goal whatever the "
+        "record, unless mapping and checking every item before anything is written, which "
+        "SQLiteSession does not do, took less than 0.005 ms (they take 0.080)." in render(quick)
+    )
+    quick["floor"]["NORMAL"]["check_ms"] = 0.0
+    assert (
+        "ours would take 0.110 ms against its 0.150 ms, 1.36x: the record is what stands in "
+        "the way." in render(quick)
+    )
     result = _split(_floored(0.39, 0.4), "turn", theirs=(0.3, 0.09), ours=(0.25, 0.15))
     assert (
         "0.180 ms more than those parts. In that row's own calls, ChronicaSession's work in the "
