@@ -675,11 +675,32 @@ def _read_floors(result: dict[str, Any], hop_ms: float, their_hop_ms: float | No
                         f"{ours - least:.3f} ms more than those parts."
                     ) + _in_its_calls(theirs_row, ours_row, key, under["ours_read_ms"], hop_ms)
                     if their_hop_ms is not None:
-                        tail += _like_for_like(
-                            least, their_hop_ms + under["theirs_read_ms"], goal, write=False
-                        )
+                        theirs_alone = their_hop_ms + under["theirs_read_ms"]
+                        tail += _like_for_like(least, theirs_alone, goal, write=False)
+                        if "decode_read_ms" in under and theirs_alone / least < goal:
+                            tail += _least_read(theirs_alone / goal - hop_ms, under)
                 out.append(f"{head}: {tail}")
     return out
+
+
+def _least_read(room_ms: float, under: dict[str, float]) -> str:
+    """Whether the least a read does fits the ``room_ms`` a goal leaves our read's work after
+    the hand-off, like for like: decoding the 20 items into the fresh objects every read
+    hands back (the SDK's callers may change them), the rest being the question to the store
+    whether anything is new, which is how appends by other processes are seen."""
+    decode, asking = under["decode_read_ms"], under["ours_read_ms"] - under["decode_read_ms"]
+    if decode >= room_ms:
+        return (
+            f" The least a read does, decoding the 20 items it hands back as fresh objects, "
+            f"takes {decode:.3f} ms alone, more than the {room_ms:.3f} ms the goal leaves it "
+            "after a hand-off: out of reach while reads stay off the event loop."
+        )
+    return (
+        f" Like for like, the goal leaves the read's work {room_ms:.3f} ms after a hand-off: "
+        f"decoding the 20 items takes {decode:.3f} ms of it, and asking the store whether "
+        f"anything is new would have to take under {room_ms - decode:.3f} ms (it takes "
+        f"{asking:.3f})."
+    )
 
 
 def _in_its_calls(
