@@ -32,8 +32,9 @@ class View:
     where_params: tuple[object, ...] = ()
     ceiling: int | None = None
     """The newest rowid a walk of a common word's postings starts from (None: the newest of
-    all). Set for a view at a past valid time (see ``fusion.at_its_time``), so that walk does
-    not pass every item written after that time, none of which it could see."""
+    all). Set for a view at a past valid time or a past moment of belief (see
+    ``fusion.at_its_time``), so that walk does not pass every item written after that time,
+    none of which it could see."""
 
     def sql(self) -> tuple[str, list[object]]:
         """The fragment and its parameters."""
