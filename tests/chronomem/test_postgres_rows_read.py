@@ -73,3 +73,24 @@ def test_a_keyed_turn_added_to_a_long_session_reads_its_own_source(
     assert held == 600
     # the new turn's probe and insert, the known one's probe: reading the session was 605
     assert after - before <= 20, f"two keyed turns read {after - before} of {held} rows"
+
+
+def test_a_recall_of_common_words_probes_the_facts_it_walks(
+    counted_memory: CountedMemory,
+) -> None:
+    """Each common word's newest postings are walked one by one, each posting's fact probed
+    by its key. Joined instead, the planner of a memory not yet analysed scanned every fact
+    once per posting: 40,426 fact rows read by one recall of 300 items."""
+    mem = counted_memory.mem
+    for i in range(200):
+        mem.remember(f"Person {i} keeps a garden with roses and tulips number {i}")
+    mem.remember_episodes(
+        [Turn(f"we talked about the garden {i}", speaker="Ardian", session="s") for i in range(100)]
+    )
+    held, before = counted_memory.rows_read("chronomem_facts")
+    assert mem.recall("tell me about tulips and the garden", limit=5)
+    _, after = counted_memory.rows_read("chronomem_facts")
+    assert held == 300
+    # 100 postings walked per common word, each probing its fact, then the pool read whole
+    # (600 here); scanning the facts per posting read 40,426
+    assert after - before <= 3 * held, f"one recall read {after - before} of {held} facts"

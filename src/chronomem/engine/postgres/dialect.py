@@ -295,8 +295,10 @@ class PostgresDialect:
                     SELECT DISTINCT x.rowid FROM unnest(?::text[]) AS q(term)
                     CROSS JOIN LATERAL (
                         SELECT p.rowid FROM chronomem_postings p
-                        JOIN chronomem_facts f ON f.rowid = p.rowid
-                        WHERE p.owner = ? AND p.term = q.term{below} AND {where}
+                        CROSS JOIN LATERAL (
+                            SELECT 1 FROM chronomem_facts f
+                            WHERE f.rowid = p.rowid AND {where} LIMIT 1) AS seen
+                        WHERE p.owner = ? AND p.term = q.term{below}
                         ORDER BY p.rowid DESC LIMIT ?) AS x
                     ORDER BY x.rowid DESC LIMIT ?)
                 SELECT 0, {POOL_COLUMNS}
@@ -311,7 +313,7 @@ class PostgresDialect:
                 SELECT 2, {POOL_COLUMNS}
                 FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
                 WHERE chronomem_lex.rowid = ANY(?){_TIMED_ROWS if span else ""}""",
-            (*timed[1], owner, list(rare), list(common), owner, *start, *params, depth, depth,
+            (*timed[1], owner, list(rare), list(common), *params, owner, *start, depth, depth,
              *params, list(found)),
         ).fetchall()  # fmt: skip
         rows.sort(key=lambda r: r[0])  # timed items first, then rare words', as on SQLite
