@@ -60,9 +60,18 @@ def databases(
 
 
 @pytest.fixture
-def counted_memory(pg_dsn: str, pg_schema: str) -> Iterator[CountedMemory]:
-    """A PostgreSQL memory on a pool of one connection, whose reads the server counts."""
+def counted_memory(
+    pg_dsn: str, pg_schema: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[CountedMemory]:
+    """A PostgreSQL memory on a pool of one connection, whose reads the server counts.
+
+    It never gathers planner statistics (see chronomem.engine.postgres.statistics): its
+    statements are tested as a planner without any plans them, as it must not matter."""
     import psycopg_pool  # here, not at the top: tests/test_chronomem.py runs without the extra
+
+    from chronomem.engine.postgres import db
+
+    monkeypatch.setattr(db, "analyse_if_blind", lambda raw, schema: [])
 
     with (
         psycopg_pool.ConnectionPool(pg_dsn, min_size=1, max_size=1, open=True) as pool,

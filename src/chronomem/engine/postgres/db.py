@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
+import logging
 import re
 import threading
 import urllib.parse
@@ -35,10 +37,15 @@ from chronomem.engine.dialect import Cursor, Dialect
 from chronomem.engine.postgres.dialect import POSTGRES, HeldCounters
 from chronomem.engine.postgres.held import NOTHING_TO_READ, HeldInserts, held_table, many_rows
 from chronomem.engine.postgres.schema import SCHEMA_VERSION, migrate, quoted_schema
+from chronomem.engine.postgres.statistics import analyse_if_blind, is_checkpoint
 
 __all__ = ["PostgresDatabase", "memory_exists", "redacted", "scrubbed"]
 
+log = logging.getLogger("chronomem.postgres")
+
 _POOL_TIMEOUT_SECONDS = 60.0
+_STATISTICS_WAIT_SECONDS = 1.0
+"""How long gathering planner statistics after a write waits for a free connection."""
 _MAX_PARAMETERS = 10_000
 """Parameters of one multi-row insert made of an ``executemany`` (PostgreSQL's cap: 65,535)."""
 
@@ -282,6 +289,7 @@ class PostgresDatabase:
         # The write transaction each thread has open (a batch), which its nested writes and
         # reads join.
         self._local = threading.local()
+        self._writes = itertools.count(1)  # top-level writes, for planner statistics
         if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
             raise InvalidArgumentError("max_size", "must be an int >= 1")
         if isinstance(target, psycopg_pool.ConnectionPool):
@@ -370,6 +378,17 @@ class PostgresDatabase:
                 yield conn
             finally:
                 self._local.conn = None
+        if is_checkpoint(next(self._writes)):
+            self._gather_statistics()
+
+    def _gather_statistics(self) -> None:
+        """Analyse the tables a new memory's planner is still blind to (see statistics.py),
+        on a connection of its own after the write committed; skipped when none is free."""
+        try:
+            with self._pool.connection(timeout=_STATISTICS_WAIT_SECONDS) as raw, _autocommit(raw):
+                analyse_if_blind(raw, self.schema)
+        except (psycopg_pool.PoolTimeout, psycopg.Error) as e:
+            log.warning("could not gather planner statistics for %s: %s", self.path, e)
 
     @contextlib.contextmanager
     def read(self) -> Iterator[PostgresConnection]:

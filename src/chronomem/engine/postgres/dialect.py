@@ -296,8 +296,9 @@ class PostgresDialect:
                     CROSS JOIN LATERAL (
                         SELECT p.rowid FROM chronomem_postings p
                         CROSS JOIN LATERAL (
-                            SELECT 1 FROM chronomem_facts f
-                            WHERE f.rowid = p.rowid AND {where} LIMIT 1) AS seen
+                            SELECT 1 FROM (SELECT * FROM chronomem_facts
+                                           WHERE rowid = p.rowid OFFSET 0) AS f
+                            WHERE {where}) AS seen
                         WHERE p.owner = ? AND p.term = q.term{below}
                         ORDER BY p.rowid DESC LIMIT ?) AS x
                     ORDER BY x.rowid DESC LIMIT ?)
