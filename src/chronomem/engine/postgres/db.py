@@ -297,6 +297,7 @@ class PostgresDatabase:
             self.path = f"{target.name} (a borrowed pool), schema {schema}"
             with self.write() as conn:
                 migrate(conn, schema)
+            self._writes = itertools.count(1)  # the memory's own writes count from here
             return
         if not isinstance(target, str):
             raise InvalidArgumentError("path", "must be a file path, a DSN or a ConnectionPool")

@@ -8,7 +8,7 @@ one to another by scanning the second once per row of the first (one recall of a
 plan can do that (see dialect.py), but not every statement can be; so the memory gathers
 its statistics itself.
 
-After its 1st, 2nd, 4th, 8th... write (a catalog query each, about 0.1 ms), the memory asks
+After its 1st, 2nd, 4th, 8th... write (a catalog query each, one round trip), the memory asks
 which of its tables have outgrown one page and were never analysed since, or have grown
 fourfold since their last analysis, and analyses those: a table of a few thousand rows in
 milliseconds, and on a large one ``ANALYZE`` reads a sample (30,000 rows by default), never
@@ -54,8 +54,13 @@ def is_checkpoint(writes: int) -> bool:
 
 def analyse_if_blind(raw: psycopg.Connection[Any], schema: str) -> list[str]:
     """Analyse the memory's tables in ``schema`` the planner is blind to; returns their names
-    (none when another process is doing it). ``raw`` must be in autocommit mode."""
+    (none when another process is doing it). ``raw`` must be in autocommit mode.
+
+    The common answer, nothing to do, costs one statement; the lock is taken, and the
+    question asked again under it, only when there is something to analyse."""
     try:
+        if not raw.execute(_BLIND, (schema,)).fetchall():
+            return []
         with raw.transaction():
             lock = "chronomem.analyse:" + schema
             row = raw.execute("SELECT pg_try_advisory_xact_lock(hashtext(%s))", (lock,)).fetchone()
