@@ -554,7 +554,8 @@ def _write_floors(result: dict[str, Any], hop_ms: float, their_hop_ms: float | N
                 )
                 if their_hop_ms is not None:
                     tail += _like_for_like(least, their_hop_ms + under[lean_key], goal, write=True)
-            if their_hop_ms is not None:
+            # Whether the record stands in the way, where our parts miss like for like.
+            if their_hop_ms is not None and (their_hop_ms + under[lean_key]) / least < goal:
                 tail += _with_a_lean_record(
                     hop_ms, their_hop_ms, under[lean_key], under[check_key], goal
                 )
