@@ -115,6 +115,11 @@ def test_a_postgres_purge_reads_the_rows_of_its_item(counted_memory: CountedMemo
     for i in range(300):
         mem.remember(f"Person {i} grows tulips near lake {i}", entities=[f"Person {i}", "Lake"])
     lonely = mem.remember("Zeno keeps bees by the mill", entities=["Zeno", "Mill"])
+    # Turns too: asked for the episodes among the purged rowids, the planner read them through
+    # the index of episodes in a session, every turn of the owner (303 fact rows here).
+    mem.remember_episodes(
+        [Turn(f"turn {i} about the lake", speaker="Ana", session=f"s{i % 3}") for i in range(300)]
+    )
     tables = ("chronomem_mentions", "chronomem_entity_links", "chronomem_facts")
     before = {t: counted_memory.rows_read(t) for t in tables}
     mem.purge(lonely)

@@ -153,10 +153,12 @@ def purge_rows(
         return Purged()
     among, params = conn.dialect.in_list("rowid", list(rowids))
     where = f"FROM chronomem_facts WHERE owner = ? AND {among}"
-    sessions = conn.execute(
-        f"SELECT DISTINCT session {where} AND kind = 'episode'", (owner, *params)
-    ).fetchall()
-    for (session,) in sorted(sessions):
+    # The kind is tested here, not in the query: given "kind = 'episode'", PostgreSQL's
+    # planner read the rowids through the index of episodes in a session, every episode of
+    # the owner (4,004 rows to purge one fact of 12,000 items, 4 now), not through the key.
+    found = conn.execute(f"SELECT DISTINCT session, kind {where}", (owner, *params)).fetchall()
+    sessions = {session for session, kind in found if kind == "episode"}
+    for session in sorted(sessions):
         conn.dialect.lock_session(conn, owner, session)
     items = [
         _Item._make(r)
