@@ -23,8 +23,10 @@ for our Python, is answered by replaying the very statements a call issues:
    document-frequency upserts out and every third the FTS5 row: what the p50 and the WAL
    pages a commit drop by is what that part costs, its share of the commit included.
 4. **Checkpoints.** The p50 leaves them out, but a rate counts them: a commit that ran one
-   costs its time over the median commit, spread over the commits between two (at NORMAL
-   it also syncs the log it never synced, so it costs about twice FULL's).
+   costs its time over the median commit, spread over the commits between two. At NORMAL
+   they run in a thread of their own (chronomem/engine/sqlite/checkpoints.py), nudged after
+   each replayed commit as after a real one: a commit runs one only at the writer's
+   backstop, and the replay counts the thread's.
 5. **Whole calls.** A few more turns are remembered for real right after the replay, in
    its alternation, so the parts can be held against a whole call in the same conditions.
 
@@ -220,11 +222,17 @@ def floor(mems: dict[str, Any], said: Sequence[Any], whole: int = 0) -> dict[str
     samples: dict[str, dict[str, list[tuple[dict[str, float], int]]]] = {
         s: {v: [] for v in _VARIANTS} for s in settings
     }
+    # A setting that checkpoints in a thread of its own (NORMAL) is nudged after each replayed
+    # commit, as a real write nudges it, so the replay runs beside the same checkpoints.
+    background = {s: getattr(_connection(m), "_checkpointer", None) for s, m in mems.items()}
+    ran = {s: c.checkpoints for s, c in background.items() if c is not None}
     try:
         for i, call in enumerate(calls):
             variant = _VARIANTS[i % len(_VARIANTS)]
             for s in settings if i % 2 == 0 else settings[::-1]:
                 samples[s][variant].append(_replay(conns[s], call, _SKIPS[variant], shms[s]))
+                if (checkpointer := background[s]) is not None:
+                    checkpointer.nudge()
     finally:
         for fd in shms.values():
             os.close(fd)
@@ -236,7 +244,14 @@ def floor(mems: dict[str, Any], said: Sequence[Any], whole: int = 0) -> dict[str
             here[s].append(time.perf_counter() - started)
     python = {"ours_ms": _p50(between), "ours_alone_ms": _p50(alone)}
     return {
-        s: _summary(by, _autocheckpoint(conns[s])) | python | {"call_here_ms": _p50(here[s])}
+        s: _summary(by, _autocheckpoint(conns[s]))
+        | python
+        | {"call_here_ms": _p50(here[s])}
+        | (
+            {"background_checkpoints": c.checkpoints - ran[s]}
+            if (c := background[s]) is not None
+            else {}
+        )
         for s, by in samples.items()
     }
 
@@ -306,6 +321,7 @@ def over_runs(summaries: list[dict[str, Any]]) -> dict[str, Any]:
             "commit_per_page_ms": _median_known(
                 [s["floor"][setting]["commit_per_page_ms"] for s in summaries]
             ),
+            **_in_background(summaries, setting),
             "pages": med(setting, "pages"),
             "parts_p50_ms": {p: med(setting, "parts_p50_ms", p) for p in first["parts_p50_ms"]},
             "without": {
@@ -320,6 +336,14 @@ def over_runs(summaries: list[dict[str, Any]]) -> dict[str, Any]:
             ),
         }
     return out
+
+
+def _in_background(summaries: list[dict[str, Any]], setting: str) -> dict[str, int]:
+    """The median of the runs' background checkpoints during the replay, where the setting
+    has them (nothing for FULL, nor for runs from before they ran in a thread)."""
+    counts = [s["floor"][setting].get("background_checkpoints") for s in summaries]
+    known = [c for c in counts if c is not None]
+    return {"background_checkpoints": round(statistics.median(known))} if known else {}
 
 
 def _median_known(values: list[float | None]) -> float | None:

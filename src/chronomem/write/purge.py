@@ -316,9 +316,7 @@ def erasing(db: Storage) -> Iterator[None]:
     with db.write() as conn:
         # FTS5 keeps a deleted row's terms in its older segments until they are merged.
         conn.execute("INSERT INTO chronomem_lex (chronomem_lex) VALUES ('optimize')")
-    with db.lock:
-        busy = db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-    if busy:
+    if not db.empty_log():
         raise DatabaseError(
             f"{db.path}: purged, but a reader kept the write-ahead log from being emptied, so "
             "old copies may remain in it: close other readers and run the purge again (it "

@@ -23,6 +23,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+import time
 import urllib.parse
 from collections.abc import Iterator
 
@@ -30,6 +31,7 @@ from collections.abc import Iterator
 # distribution: they share the file, so it must never run under two policies.
 from chronica.stores.sqlite import configure, create_private, enable_wal
 from chronomem._errors import DatabaseError
+from chronomem.engine.sqlite.checkpoints import BACKSTOP, Checkpointer
 from chronomem.engine.sqlite.dialect import SQLiteConnection
 from chronomem.engine.sqlite.schema import (
     SCHEMA_VERSION,
@@ -42,6 +44,7 @@ from chronomem.engine.sqlite.schema import (
 __all__ = ["Database", "memory_exists"]
 
 _BUSY_TIMEOUT_MS = 60_000
+_EMPTY_LOG_SECONDS = 1.0
 _SYNCHRONOUS = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
 _IN_MEMORY = ("", ":memory:")  # "" is SQLite's private temporary database
 
@@ -126,6 +129,8 @@ class Database:
         self.lock = threading.RLock()
         # How deep the write transaction of the thread holding ``lock`` is (0: none open).
         self._depth = 0
+        # Checkpoints in the background, at NORMAL on a file (see .checkpoints).
+        self._checkpointer: Checkpointer | None = None
         if not created and not _writable(self.path):
             self.conn = _open_read_only(self.path)
             self._setup_read_only()
@@ -170,6 +175,10 @@ class Database:
                 check_integrity(self.conn, self.path)
             enable_wal(self.conn)
             configure(self.conn, synchronous=synchronous, busy_timeout_ms=_BUSY_TIMEOUT_MS)
+            if synchronous == "NORMAL" and self.path not in _IN_MEMORY:
+                pages = int(self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
+                self.conn.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP * pages}")
+                self._checkpointer = Checkpointer(self.path)
         except sqlite3.Error as e:
             raise DatabaseError(f"cannot use {self.path!r}: {e}") from e
         with self.write() as conn:
@@ -196,6 +205,8 @@ class Database:
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")
+                if self._checkpointer is not None:
+                    self._checkpointer.nudge()
             except BaseException as exc:
                 with contextlib.suppress(sqlite3.Error):
                     self.conn.execute("ROLLBACK")
@@ -250,7 +261,25 @@ class Database:
                 with contextlib.suppress(sqlite3.Error):
                     self.conn.execute("COMMIT")
 
+    def empty_log(self) -> bool:
+        """Copy the whole write-ahead log into the file and empty it (``TRUNCATE``), the
+        background checkpoints held off meanwhile; False when a reader kept it from being
+        emptied. The caller has no transaction of this connection open.
+
+        SQLite answers busy at once while another connection checkpoints (another process's
+        background thread, say), so a busy answer is retried for :data:`_EMPTY_LOG_SECONDS`."""
+        held = self._checkpointer.held_off() if self._checkpointer else contextlib.nullcontext()
+        deadline = time.monotonic() + _EMPTY_LOG_SECONDS
+        with self.lock, held:
+            while self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.01)
+            return True
+
     def close(self) -> None:
         """Release the file; safe to call twice."""
+        if self._checkpointer is not None:
+            self._checkpointer.close()  # first: the last connection closed checkpoints the log
         with self.lock, contextlib.suppress(sqlite3.Error):
             self.conn.close()
