@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 import chronomem.engine.sqlite.checkpoints as checkpoints
-from chronomem import ChronoMem
+from chronica import ActorKind, Actum, ActumKind, ChronicaCounts, Chronicarius
+from chronica.stores.sqlite import SQLiteStore, empty_log
+from chronomem import ChronoMem, Turn
 from chronomem.engine.sqlite.db import Database
 
 _ROOT = Path(__file__).parents[2]
@@ -181,7 +183,9 @@ def test_threads_writing_beside_constant_checkpoints_lose_nothing(
 _WRITER = """
 import sys
 import chronomem.engine.sqlite.checkpoints as checkpoints
-from chronomem import ChronoMem
+from chronica import ActorKind, Actum, ActumKind, ChronicaCounts, Chronicarius
+from chronica.stores.sqlite import SQLiteStore, empty_log
+from chronomem import ChronoMem, Turn
 from chronomem.engine.sqlite.db import Database
 checkpoints.INTERVAL = 0.0  # checkpoints all the time, so the kill lands in or near one
 with ChronoMem(sys.argv[1]) as mem:
@@ -236,3 +240,63 @@ def test_a_purge_empties_the_log_however_busy_the_thread(
             mem.purge_session("s")
             assert Path(f"{path}-wal").stat().st_size == 0
         assert _ran(mem) > 15
+
+
+def test_chronica_erases_an_owner_beside_a_memory_checkpointing_the_same_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # chronica's erasure empties the log too, and SQLite refuses it at once while chronomem's
+    # thread checkpoints the shared file: the busy answer is retried (it failed before).
+    monkeypatch.setattr(checkpoints, "INTERVAL", 0.0)
+    path = tmp_path / "shared.db"
+    said = Actum(chronicum_id="lunch", kind=ActumKind.MESSAGE, actor_kind=ActorKind.HUMAN,
+                 actor="ana", content="a secret about lunch")  # fmt: skip
+    stop = threading.Event()
+    with ChronoMem(path) as mem, SQLiteStore(path) as store:
+
+        def write() -> None:  # many pages a commit, so a checkpoint takes a while
+            i = 0
+            while not stop.is_set():
+                mem.remember_episodes(
+                    Turn(f"turn {i} {j} about the weather in town {j * i}", speaker="ana",
+                         session=f"s{j % 7}")
+                    for j in range(50)
+                )  # fmt: skip
+                i += 1
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        try:
+            sessions = Chronicarius(store)
+            for _ in range(10):
+                sessions.record_actum("ana", said)
+                assert sessions.erase_owner("ana") == ChronicaCounts(chronica=1, acta=1)
+        finally:
+            stop.set()
+            writer.join()
+        assert _ran(mem) >= 1
+
+
+class _BusyLog:
+    """A connection whose TRUNCATE checkpoint is refused ``busy`` times, then done."""
+
+    def __init__(self, busy: int) -> None:
+        self.busy, self.asked = busy, 0
+
+    def execute(self, sql: str) -> _BusyLog:
+        assert sql == "PRAGMA wal_checkpoint(TRUNCATE)"
+        self.asked += 1
+        return self
+
+    def fetchone(self) -> tuple[int, int, int]:
+        return (1, 9, 3) if self.asked <= self.busy else (0, 9, 9)
+
+
+def test_emptying_the_log_retries_a_busy_answer_until_its_deadline() -> None:
+    log = _BusyLog(busy=3)
+    assert empty_log(log, timeout=5.0)  # type: ignore[arg-type]
+    assert log.asked == 4
+    never = _BusyLog(busy=10**9)
+    started = time.monotonic()
+    assert not empty_log(never, timeout=0.2)  # type: ignore[arg-type]
+    assert 0.2 <= time.monotonic() - started < 2.0

@@ -18,6 +18,7 @@ from chronica._errors import ChronicumNotFoundError, StoreError
 from chronica._model import ActaPage, ActumEntry, ChronicaCounts, ChronicumSummary
 
 from . import _sqlite_rows as sql
+from ._sqlite_schema import empty_log
 
 __all__ = [
     "acta_page",
@@ -171,8 +172,7 @@ def erase_owner(conn: sqlite3.Connection, owner_id: str, path: str) -> ChronicaC
             raise
     finally:
         conn.execute(f"PRAGMA secure_delete = {int(previous)}")
-    busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    if busy:
+    if not empty_log(conn):
         raise StoreError(
             f"{path}: owner {owner_id!r} erased, but a reader kept the write-ahead log from "
             "being emptied, so old copies may remain in it: close other readers and erase again"

@@ -252,6 +252,23 @@ def configure(conn: sqlite3.Connection, *, synchronous: str, busy_timeout_ms: in
     conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
 
 
+def empty_log(conn: sqlite3.Connection, *, timeout: float = 1.0) -> bool:
+    """Copy the whole write-ahead log into the file and empty it (a ``TRUNCATE`` checkpoint,
+    after an erasure); False when it could not be emptied within ``timeout`` seconds.
+
+    SQLite runs one checkpoint at a time and answers busy at once, without calling the busy
+    handler, while another connection runs one (chronomem checkpoints in a thread of its
+    own): a busy answer is retried. A reader holding an old snapshot keeps it busy longer.
+    ``conn`` has no transaction open.
+    """
+    deadline = time.monotonic() + timeout
+    while conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def enable_wal(conn: sqlite3.Connection, *, timeout: float = 60.0) -> None:
     """Switch the file to WAL, waiting out other processes doing the same.
 

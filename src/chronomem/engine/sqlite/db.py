@@ -23,13 +23,12 @@ import contextlib
 import os
 import sqlite3
 import threading
-import time
 import urllib.parse
 from collections.abc import Iterator
 
 # One implementation of the WAL switch and the connection settings for both packages of this
 # distribution: they share the file, so it must never run under two policies.
-from chronica.stores.sqlite import configure, create_private, enable_wal
+from chronica.stores.sqlite import configure, create_private, empty_log, enable_wal
 from chronomem._errors import DatabaseError
 from chronomem.engine.sqlite.checkpoints import BACKSTOP, Checkpointer
 from chronomem.engine.sqlite.dialect import SQLiteConnection
@@ -44,7 +43,6 @@ from chronomem.engine.sqlite.schema import (
 __all__ = ["Database", "memory_exists"]
 
 _BUSY_TIMEOUT_MS = 60_000
-_EMPTY_LOG_SECONDS = 1.0
 _SYNCHRONOUS = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
 _IN_MEMORY = ("", ":memory:")  # "" is SQLite's private temporary database
 
@@ -262,20 +260,13 @@ class Database:
                     self.conn.execute("COMMIT")
 
     def empty_log(self) -> bool:
-        """Copy the whole write-ahead log into the file and empty it (``TRUNCATE``), the
-        background checkpoints held off meanwhile; False when a reader kept it from being
-        emptied. The caller has no transaction of this connection open.
-
-        SQLite answers busy at once while another connection checkpoints (another process's
-        background thread, say), so a busy answer is retried for :data:`_EMPTY_LOG_SECONDS`."""
+        """Copy the whole write-ahead log into the file and empty it (a purge's last step),
+        the background checkpoints held off meanwhile; False when a reader kept it from being
+        emptied (see :func:`chronica.stores.sqlite.empty_log`). The caller has no transaction
+        of this connection open."""
         held = self._checkpointer.held_off() if self._checkpointer else contextlib.nullcontext()
-        deadline = time.monotonic() + _EMPTY_LOG_SECONDS
         with self.lock, held:
-            while self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]:
-                if time.monotonic() > deadline:
-                    return False
-                time.sleep(0.01)
-            return True
+            return empty_log(self.conn)
 
     def close(self) -> None:
         """Release the file; safe to call twice."""
