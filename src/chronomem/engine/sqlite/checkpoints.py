@@ -87,6 +87,21 @@ class Checkpointer:
         with self._running:
             yield
 
+    def wait_quiet(self, timeout: float = 5.0) -> bool:
+        """Wait until no checkpoint is due or under way, for at most ``timeout`` seconds;
+        whether it is so. For measurements that must not time one file's writes beside
+        another file's checkpoints."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._changed:
+                due = self._due
+            if not due and self._running.acquire(blocking=False):
+                self._running.release()
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+
     def close(self) -> None:
         """Stop the thread, waiting for a checkpoint under way; safe to call twice."""
         with self._changed:
