@@ -16,20 +16,17 @@ for our Python, is answered by replaying the very statements a call issues:
 2. **Replayed.** Each call's statements run again, raw, on the connection that wrote the
    file (its prepared-statement cache and settings), between ``BEGIN IMMEDIATE`` and
    ``COMMIT``: each part timed on its own, the commit apart. The same calls are replayed on
-   the NORMAL file, then on the FULL one, each pass once the other's background checkpoints
-   are over; both hold the same items, so the row IDs the replay gets back are the recorded
-   ones (checked).
+   the NORMAL file and on the FULL one, in alternation; both hold the same items, so the
+   row IDs the replay gets back are the recorded ones (checked).
 3. **Parts that cost pages.** FTS5 and the counters write most of their pages at COMMIT,
    so a part's own statement time is not its cost. Every third call leaves the
    document-frequency upserts out and every third the FTS5 row: what the p50 and the WAL
    pages a commit drop by is what that part costs, its share of the commit included.
 4. **Checkpoints.** The p50 leaves them out, but a rate counts them: a commit that ran one
-   costs its time over the median commit, spread over the commits between two. At NORMAL
-   they run in a thread of their own (chronomem/engine/sqlite/checkpoints.py), nudged after
-   each replayed commit as after a real one: a commit runs one only at the writer's
-   backstop, and the replay counts the thread's.
-5. **Whole calls.** A few more turns are remembered for real right after the replay, a
-   pass per setting, so the parts can be held against a whole call in the same conditions.
+   costs its time over the median commit, spread over the commits between two (at NORMAL
+   it also syncs the log it never synced, so it costs about twice FULL's).
+5. **Whole calls.** A few more turns are remembered for real right after the replay, in
+   its alternation, so the parts can be held against a whole call in the same conditions.
 
 WAL pages are read from the WAL-index header (``mxFrame``, offset 16 of the ``-shm`` file,
 the count of valid frames in the log), before and after each commit: exact, also when the
@@ -213,7 +210,7 @@ def floor(mems: dict[str, Any], said: Sequence[Any], whole: int = 0) -> dict[str
     of each part, the mean, WAL pages a commit, each left-out part's drop in p50 and pages,
     what checkpoints add to a call, our Python's p50 as it runs between the statements
     (``ours_ms``) and on its own (``ours_alone_ms``), the same for both; then the last
-    ``whole`` turns remembered for real, a pass per setting, so a whole call is timed
+    ``whole`` turns remembered for real, in the same alternation, so a whole call is timed
     in the replay's conditions (``call_here_ms``)."""
     settings = list(mems)
     replayed, real = said[: len(said) - whole], said[len(said) - whole :]
@@ -223,46 +220,25 @@ def floor(mems: dict[str, Any], said: Sequence[Any], whole: int = 0) -> dict[str
     samples: dict[str, dict[str, list[tuple[dict[str, float], int]]]] = {
         s: {v: [] for v in _VARIANTS} for s in settings
     }
-    # A setting that checkpoints in a thread of its own (NORMAL) is nudged after each replayed
-    # commit, as a real write nudges it, so the replay runs beside the same checkpoints.
-    background = {s: getattr(_connection(m), "_checkpointer", None) for s, m in mems.items()}
-    ran = {s: c.checkpoints for s, c in background.items() if c is not None}
     try:
-        for s in settings:  # a pass each, as matrix 6's serial writes (see cost._serial)
-            for i, call in enumerate(calls):
-                variant = _VARIANTS[i % len(_VARIANTS)]
+        for i, call in enumerate(calls):
+            variant = _VARIANTS[i % len(_VARIANTS)]
+            for s in settings if i % 2 == 0 else settings[::-1]:
                 samples[s][variant].append(_replay(conns[s], call, _SKIPS[variant], shms[s]))
-                if (checkpointer := background[s]) is not None:
-                    checkpointer.nudge()
-            _quiet(background[s])
     finally:
         for fd in shms.values():
             os.close(fd)
     here: dict[str, list[float]] = {s: [] for s in settings}
-    for s in settings:
-        for t in real:
+    for i, t in enumerate(real):
+        for s in settings if i % 2 == 0 else settings[::-1]:
             started = time.perf_counter()
             mems[s].remember_episode(t.content, speaker=t.speaker, session=t.session, at=t.at)
             here[s].append(time.perf_counter() - started)
-        _quiet(background[s])
     python = {"ours_ms": _p50(between), "ours_alone_ms": _p50(alone)}
     return {
-        s: _summary(by, _autocheckpoint(conns[s]))
-        | python
-        | {"call_here_ms": _p50(here[s])}
-        | (
-            {"background_checkpoints": c.checkpoints - ran[s]}
-            if (c := background[s]) is not None
-            else {}
-        )
+        s: _summary(by, _autocheckpoint(conns[s])) | python | {"call_here_ms": _p50(here[s])}
         for s, by in samples.items()
     }
-
-
-def _quiet(checkpointer: Any) -> None:
-    """Wait until a setting's background checkpoints are over, before the next pass."""
-    if checkpointer is not None and not checkpointer.wait_quiet():
-        raise SystemExit("episode floor: a background checkpoint did not end within 5 s")
 
 
 def _p50(values: list[float]) -> float:
@@ -330,7 +306,6 @@ def over_runs(summaries: list[dict[str, Any]]) -> dict[str, Any]:
             "commit_per_page_ms": _median_known(
                 [s["floor"][setting]["commit_per_page_ms"] for s in summaries]
             ),
-            **_in_background(summaries, setting),
             "pages": med(setting, "pages"),
             "parts_p50_ms": {p: med(setting, "parts_p50_ms", p) for p in first["parts_p50_ms"]},
             "without": {
@@ -345,14 +320,6 @@ def over_runs(summaries: list[dict[str, Any]]) -> dict[str, Any]:
             ),
         }
     return out
-
-
-def _in_background(summaries: list[dict[str, Any]], setting: str) -> dict[str, int]:
-    """The median of the runs' background checkpoints during the replay, where the setting
-    has them (nothing for FULL, nor for runs from before they ran in a thread)."""
-    counts = [s["floor"][setting].get("background_checkpoints") for s in summaries]
-    known = [c for c in counts if c is not None]
-    return {"background_checkpoints": round(statistics.median(known))} if known else {}
 
 
 def _median_known(values: list[float | None]) -> float | None:

@@ -4,12 +4,11 @@ For each size a fresh worker process (``python -m scripts.matrix.cost '<json spe
 two files side by side, one of facts and one of episodes (conversation turns from
 :mod:`.talk`), and times ``recall(limit=10)`` on them in alternation, so the machine's drift
 hits both alike; then serial ``remember_episode`` calls and, in a pass of their own,
-``remember`` calls, each its own transaction, on two copies of each file, a pass each: one
-at ``synchronous=NORMAL`` (an acknowledged write survives a killed process; its checkpoints
-run beside the writer) and one at ``FULL`` (it survives power loss), each connection's
-setting read back from SQLite, never assumed. Large files are built in big transactions
-(``ChronoMem.batch`` and ``remember_episodes``; not timed) and cached by a hash of the write
-path, as matrix 1's are.
+``remember`` calls, each its own transaction, alternating between two connections on each
+file: one at ``synchronous=NORMAL`` (an acknowledged write survives a killed process) and one
+at ``FULL`` (it survives power loss), each connection's setting read back from SQLite, never
+assumed. Large files are built in big transactions (``ChronoMem.batch`` and
+``remember_episodes``; not timed) and cached by a hash of the write path, as matrix 1's are.
 
 Every copy is a new file, flushed to disk (``fsync``) before anything is timed. A fresh
 830 MB copy stays dirty page cache for up to 30 s, and the first checkpoint of that file (its
@@ -172,15 +171,11 @@ def _recall(mems: dict[str, ChronoMem], spec: dict[str, Any]) -> dict[str, list[
 def _serial(mems: dict[str, dict[str, ChronoMem]], spec: dict[str, Any]) -> dict[str, Any]:
     """``serial`` new episodes, then as many new facts, each its own transaction, timed one
     by one, at each durability setting: every setting writes the same items to its own copy
-    of the filled file, so the index's periodic work (an FTS5 segment merge every few
-    commits) falls on the same items in both.
+    of the filled file, call by call in turn (the first setting alternating), so drift hits
+    both alike and so does the index's periodic work (an FTS5 segment merge every few
+    commits, which on one shared file fell on the same setting's turn every time).
 
-    Each kind and each setting has a pass of its own, the setting that goes first changing
-    with the kind, and a pass starts once the last one's background checkpoints are over
-    (:func:`quiet_checkpoints`). Call by call in turn, NORMAL's checkpoints, which run beside
-    its writer in a thread of their own, landed in FULL's calls and syncs instead (FULL's
-    serial rate fell from 1,237 to 975/s at 1,000,000 episodes, its code unchanged). Kinds
-    apart too: interleaved with a ``remember`` on the 930 MB facts file, a
+    Each kind has its own pass. Interleaved with a ``remember`` on the 930 MB facts file, a
     ``remember_episode`` took 10-20% longer at its p50 (measured at 1,000,000 episodes: 0.69
     against 0.62 ms at NORMAL, 1.12 against 0.99 ms at FULL), a cost of the other file's
     work in the CPU's caches that no serial writer of one memory pays."""
@@ -193,10 +188,10 @@ def _serial(mems: dict[str, dict[str, ChronoMem]], spec: dict[str, Any]) -> dict
     out: dict[str, Any] = {
         call: {s: [] for s in SETTINGS} for call in ("remember_episode", "remember")
     }
-    for n, (kind, call) in enumerate((("episodes", "remember_episode"), ("facts", "remember"))):
-        for setting in SETTINGS if n % 2 == 0 else SETTINGS[::-1]:
-            mem = mems[kind][setting]
-            for i, item in enumerate(new[kind]):
+    for kind, call in (("episodes", "remember_episode"), ("facts", "remember")):
+        for i, item in enumerate(new[kind]):
+            for setting in SETTINGS if i % 2 == 0 else SETTINGS[::-1]:
+                mem = mems[kind][setting]
                 started = time.perf_counter()
                 if kind == "episodes":
                     t: Turn = item
@@ -206,16 +201,7 @@ def _serial(mems: dict[str, dict[str, ChronoMem]], spec: dict[str, Any]) -> dict
                 took = time.perf_counter() - started
                 if i >= _WARM_WRITES:  # the first writes load what writing needs: untimed
                     out[call][setting].append(took)
-            quiet_checkpoints(mem)
     return out
-
-
-def quiet_checkpoints(mem: ChronoMem) -> None:
-    """Wait until ``mem``'s background checkpoints (synchronous=NORMAL) are over, so the next
-    pass of writes, on this file or another, is timed without them."""
-    checkpointer = getattr(getattr(mem, "_db", None), "_checkpointer", None)
-    if checkpointer is not None and not checkpointer.wait_quiet():
-        raise SystemExit("cost: a background checkpoint did not end within 5 s")
 
 
 def measure(spec: dict[str, Any]) -> dict[str, Any]:

@@ -163,12 +163,6 @@ def floor_lines(section: dict[str, Any]) -> list[str]:
                     if checkpoints is not None
                     else "No checkpoint fell in the replay. "
                 )
-                + (
-                    f"Checkpoints run beside the writer, in a thread of their own: {beside:,} "
-                    "during the replay. "
-                    if (beside := f.get("background_checkpoints")) is not None
-                    else ""
-                )
                 + f"Our Python takes {f['ours_alone_ms']:.3f} ms p50 a call on its own and "
                 f"{f['ours_ms']:.3f} ms as it runs between the statements. A whole call takes "
                 f"{f['call_here_ms']:.3f} ms p50 right after the replay, "

@@ -305,6 +305,7 @@ def erasing(db: Storage) -> Iterator[None]:
     """Run a purge so that, on SQLite, its bytes leave the file and the log (see the module's
     docstring); a no-op wrapper on PostgreSQL. The caller has made sure no batch is open:
     the log can only be emptied once every transaction of the connection has ended."""
+    from chronica.stores.sqlite import empty_log
     from chronomem.engine.sqlite.db import Database
 
     if not isinstance(db, Database):
@@ -316,7 +317,9 @@ def erasing(db: Storage) -> Iterator[None]:
     with db.write() as conn:
         # FTS5 keeps a deleted row's terms in its older segments until they are merged.
         conn.execute("INSERT INTO chronomem_lex (chronomem_lex) VALUES ('optimize')")
-    if not db.empty_log():
+    with db.lock:
+        emptied = empty_log(db.conn)
+    if not emptied:
         raise DatabaseError(
             f"{db.path}: purged, but a reader kept the write-ahead log from being emptied, so "
             "old copies may remain in it: close other readers and run the purge again (it "

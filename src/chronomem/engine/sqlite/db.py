@@ -28,9 +28,8 @@ from collections.abc import Iterator
 
 # One implementation of the WAL switch and the connection settings for both packages of this
 # distribution: they share the file, so it must never run under two policies.
-from chronica.stores.sqlite import configure, create_private, empty_log, enable_wal
+from chronica.stores.sqlite import configure, create_private, enable_wal
 from chronomem._errors import DatabaseError
-from chronomem.engine.sqlite.checkpoints import BACKSTOP, Checkpointer
 from chronomem.engine.sqlite.dialect import SQLiteConnection
 from chronomem.engine.sqlite.schema import (
     SCHEMA_VERSION,
@@ -127,8 +126,6 @@ class Database:
         self.lock = threading.RLock()
         # How deep the write transaction of the thread holding ``lock`` is (0: none open).
         self._depth = 0
-        # Checkpoints in the background, at NORMAL on a file (see .checkpoints).
-        self._checkpointer: Checkpointer | None = None
         if not created and not _writable(self.path):
             self.conn = _open_read_only(self.path)
             self._setup_read_only()
@@ -173,10 +170,6 @@ class Database:
                 check_integrity(self.conn, self.path)
             enable_wal(self.conn)
             configure(self.conn, synchronous=synchronous, busy_timeout_ms=_BUSY_TIMEOUT_MS)
-            if synchronous == "NORMAL" and self.path not in _IN_MEMORY:
-                pages = int(self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
-                self.conn.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP * pages}")
-                self._checkpointer = Checkpointer(self.path)
         except sqlite3.Error as e:
             raise DatabaseError(f"cannot use {self.path!r}: {e}") from e
         with self.write() as conn:
@@ -203,8 +196,6 @@ class Database:
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")
-                if self._checkpointer is not None:
-                    self._checkpointer.nudge()
             except BaseException as exc:
                 with contextlib.suppress(sqlite3.Error):
                     self.conn.execute("ROLLBACK")
@@ -259,18 +250,7 @@ class Database:
                 with contextlib.suppress(sqlite3.Error):
                     self.conn.execute("COMMIT")
 
-    def empty_log(self) -> bool:
-        """Copy the whole write-ahead log into the file and empty it (a purge's last step),
-        the background checkpoints held off meanwhile; False when a reader kept it from being
-        emptied (see :func:`chronica.stores.sqlite.empty_log`). The caller has no transaction
-        of this connection open."""
-        held = self._checkpointer.held_off() if self._checkpointer else contextlib.nullcontext()
-        with self.lock, held:
-            return empty_log(self.conn)
-
     def close(self) -> None:
         """Release the file; safe to call twice."""
-        if self._checkpointer is not None:
-            self._checkpointer.close()  # first: the last connection closed checkpoints the log
         with self.lock, contextlib.suppress(sqlite3.Error):
             self.conn.close()
