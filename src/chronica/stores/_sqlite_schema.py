@@ -257,9 +257,9 @@ def empty_log(conn: sqlite3.Connection, *, timeout: float = 1.0) -> bool:
     after an erasure); False when it could not be emptied within ``timeout`` seconds.
 
     SQLite runs one checkpoint at a time and answers busy at once, without calling the busy
-    handler, while another connection runs one (chronomem checkpoints in a thread of its
-    own): a busy answer is retried. A reader holding an old snapshot keeps it busy longer.
-    ``conn`` has no transaction open.
+    handler, while another connection runs one (another process's commit that filled its
+    log, say): a busy answer is retried. A reader holding an old snapshot keeps it busy
+    longer. ``conn`` has no transaction open.
     """
     deadline = time.monotonic() + timeout
     while conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]:
