@@ -20,6 +20,7 @@ _TABLES = (
     "SELECT owner, content, speaker, session, seq, valid_from, mentions FROM chronomem_facts",
     "SELECT rowid, body, ctx1, ctx2 FROM chronomem_lex",
     "SELECT owner, term, df FROM chronomem_term_stats",
+    "SELECT seq, owner, terms, total FROM chronomem_term_journal",
     "SELECT owner, kind, items, length FROM chronomem_corpus",
     "SELECT owner, at, item FROM chronomem_mentions",
     "SELECT item, vec FROM chronomem_vectors",
@@ -131,7 +132,7 @@ def test_the_floor_line_names_each_part_and_what_the_left_out_parts_save() -> No
         "(0.550 to 0.620, 3 runs) p50"
     )
     assert (
-        "30.0 WAL pages a commit; without the document-frequency upserts it takes 0.150 ms"
+        "30.0 WAL pages a commit; without the document-frequency journal it takes 0.150 ms"
         in (lines[0])
     )
     assert lines[0].endswith(

@@ -20,7 +20,7 @@ for our Python, is answered by replaying the very statements a call issues:
    row IDs the replay gets back are the recorded ones (checked).
 3. **Parts that cost pages.** FTS5 and the counters write most of their pages at COMMIT,
    so a part's own statement time is not its cost. Every third call leaves the
-   document-frequency upserts out and every third the FTS5 row: what the p50 and the WAL
+   document-frequency journal out and every third the FTS5 row: what the p50 and the WAL
    pages a commit drop by is what that part costs, its share of the commit included.
 4. **Checkpoints.** The p50 leaves them out, but a rate counts them: a commit that ran one
    costs its time over the median commit, spread over the commits between two (at NORMAL
@@ -50,7 +50,7 @@ __all__ = ["PARTS", "floor", "over_runs"]
 
 PARTS = ("context", "row", "postings", "df", "corpus", "commit")
 """What a call's time is split into: the previous turns read; the episode's row with its time
-points, vector and speaker; its FTS5 row; the owner's document-frequency upserts; the owner's
+points, vector and speaker; its FTS5 row; the owner's document frequencies (journaled); the owner's
 corpus counter; ``BEGIN IMMEDIATE`` and ``COMMIT`` (with any checkpoint it runs)."""
 _VARIANTS = ("all", "no df", "no postings")
 _SKIPS = {"all": None, "no df": "df", "no postings": "postings"}
@@ -61,6 +61,7 @@ Call = list[tuple[str, str, str, Any]]  # (part, "one" or "many", sql, parameter
 def _part(sql: str) -> str:
     for table, part in (
         ("chronomem_term_stats", "df"),
+        ("chronomem_term_journal", "df"),
         ("chronomem_corpus", "corpus"),
         ("chronomem_lex (", "postings"),
         ("FROM chronomem_facts f", "context"),
@@ -91,6 +92,7 @@ class _Recorder:
     def __init__(self, conn: Any, into: Call, answers: list[list[Any]], dry: bool = False) -> None:
         self._conn = conn
         self.dialect = conn.dialect
+        self.journal = conn.journal  # counts terms as the connection does
         self._into = into
         self._answers = answers
         self._dry = dry
@@ -249,8 +251,8 @@ def _summary(by: dict[str, list[tuple[dict[str, float], int]]], every: int) -> d
     """One setting's replay. A checkpoint's cost is its commit's time over the median commit
     of its variant; spread over the commits between two checkpoints (the auto-checkpoint's
     ``every`` frames over the pages a commit), it is what checkpoints add to each call. The
-    commits with and without the document-frequency upserts differ only in the pages they
-    write (the upserts ran before them), so they give what COMMIT costs a WAL page."""
+    commits with and without a part differ only in the pages they write (its statements ran
+    before them): the part that leaves out more pages gives what COMMIT costs a WAL page."""
     whole = {v: [sum(t.values()) for t, _ in rows] for v, rows in by.items()}
     pages = {v: sum(abs(f) for _, f in rows) / len(rows) for v, rows in by.items()}
     extra = [
@@ -261,7 +263,7 @@ def _summary(by: dict[str, list[tuple[dict[str, float], int]]], every: int) -> d
     ]
     checkpoint = statistics.mean(extra) if extra else None
     commit = {v: _p50([t["commit"] for t, _ in rows]) for v, rows in by.items()}
-    fewer = pages["all"] - pages["no df"]
+    fewer, left_out = max((pages["all"] - pages[v], v) for v in ("no df", "no postings"))
     return {
         "calls": sum(len(rows) for rows in by.values()),
         "p50_ms": _p50(whole["all"]),
@@ -274,7 +276,7 @@ def _summary(by: dict[str, list[tuple[dict[str, float], int]]], every: int) -> d
         "checkpoints": len(extra),
         "checkpoint_ms": checkpoint,
         "checkpoint_per_call_ms": None if checkpoint is None else checkpoint * pages["all"] / every,
-        "commit_per_page_ms": (commit["all"] - commit["no df"]) / fewer if fewer >= 1 else None,
+        "commit_per_page_ms": (commit["all"] - commit[left_out]) / fewer if fewer >= 1 else None,
     }
 
 

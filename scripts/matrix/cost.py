@@ -88,7 +88,7 @@ _WARM_WRITES = 10
 what writing needs (hundreds of milliseconds once)."""
 _FLOOR_CALLS = 300
 """Calls replayed for the floor under ``remember_episode``: a third each with every part,
-without the document-frequency upserts, without the FTS5 row; about a second in all."""
+without the document-frequency journal, without the FTS5 row; about a second in all."""
 _FLOOR_WHOLE = 100
 """Whole calls timed after the replay, in its conditions (the episode files alone)."""
 _BATCH = 20_000

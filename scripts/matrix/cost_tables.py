@@ -121,11 +121,11 @@ _PART_NAMES = {
     "context": "the previous turns read",
     "row": "the episode's row, time points, vector and speaker",
     "postings": "its FTS5 row",
-    "df": "the owner's document-frequency upserts",
+    "df": "the owner's document frequencies (journaled)",
     "corpus": "the corpus counter",
     "commit": "BEGIN and COMMIT",
 }
-_LEFT_OUT = {"df": "the document-frequency upserts", "postings": "the FTS5 row"}
+_LEFT_OUT = {"df": "the document-frequency journal", "postings": "the FTS5 row"}
 
 
 def floor_lines(section: dict[str, Any]) -> list[str]:

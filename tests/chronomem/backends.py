@@ -4,6 +4,7 @@ white-box tests that need its engine."""
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,6 +123,26 @@ def rows(mem: ChronoMem, sql: str, parameters: Sequence[Any] = ()) -> list[tuple
     """White-box: the rows of one read of chronomem's tables, on either engine."""
     with mem._db.read() as conn:
         return [tuple(row) for row in conn.execute(sql, parameters).fetchall()]
+
+
+def document_frequencies(mem: ChronoMem) -> dict[tuple[str, str], int]:
+    """White-box: each owner's document frequency per term, as a recall counts it: the stored
+    counts and, on SQLite, the journal's (see engine/sqlite/frequencies.py)."""
+    with mem._db.read() as conn:
+        return stored_frequencies(conn, sqlite=not conn.dialect.pipelined)
+
+
+def stored_frequencies(conn: Any, *, sqlite: bool) -> dict[tuple[str, str], int]:
+    """:func:`document_frequencies` on a raw connection of either engine."""
+    dfs: Counter[tuple[str, str]] = Counter()
+    for owner, term, n in conn.execute(
+        "SELECT owner, term, sum(df) FROM chronomem_term_stats GROUP BY owner, term"
+    ).fetchall():
+        dfs[(owner, term)] += int(n)
+    if sqlite:
+        for owner, terms in conn.execute("SELECT owner, terms FROM chronomem_term_journal"):
+            dfs.update((owner, t) for t in terms.split())
+    return {key: n for key, n in dfs.items() if n}
 
 
 def count(mem: ChronoMem, table: str) -> int:

@@ -35,7 +35,7 @@ from chronomem import (
     UnknownIdError,
 )
 from chronomem.recall.lexindex import weighted_length
-from tests.chronomem.backends import MemoryTarget, count, dsn_url, rows
+from tests.chronomem.backends import MemoryTarget, count, document_frequencies, dsn_url, rows
 
 
 def _marker() -> str:
@@ -57,8 +57,7 @@ def assert_index_consistent(mem: ChronoMem) -> None:
         length[(owner, kind)] = length.get((owner, kind), 0.0) + weighted_length(
             [c.split() for c in columns]
         )
-    stored = rows(mem, "SELECT owner, term, sum(df) FROM chronomem_term_stats GROUP BY owner, term")
-    assert {(o, t): int(n) for o, t, n in stored} == dict(df)
+    assert document_frequencies(mem) == dict(df)
     corpus = rows(mem, """SELECT owner, kind, sum(items), sum(length) FROM chronomem_corpus
                           GROUP BY owner, kind""")  # fmt: skip
     assert {(o, k): int(n) for o, k, n, _ in corpus} == dict(items)

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from chronomem.text.lexicon import index_terms, query_terms, term
-from tests.chronomem.backends import MemoryTarget
+from tests.chronomem.backends import MemoryTarget, stored_frequencies
 
 
 def meet(a: str, b: str) -> bool:
@@ -90,13 +90,10 @@ def test_the_adk_example_finds_the_allergy(memory_target: MemoryTarget) -> None:
         assert mem.recall("who has 3 cats")[0].content == "Kemala has three cats"
 
 
-def _lexical_index(cur: Any) -> tuple[Any, ...]:
+def _lexical_index(cur: Any, *, sqlite: bool) -> tuple[Any, ...]:
     return (
         cur.execute("SELECT rowid, body, ctx1, ctx2 FROM chronomem_lex ORDER BY rowid").fetchall(),
-        cur.execute(
-            "SELECT owner, term, sum(df) FROM chronomem_term_stats GROUP BY owner, term "
-            "ORDER BY owner, term"
-        ).fetchall(),
+        stored_frequencies(cur, sqlite=sqlite),
         cur.execute(
             "SELECT owner, kind, sum(items), sum(length) FROM chronomem_corpus "
             "GROUP BY owner, kind ORDER BY owner, kind"
@@ -120,13 +117,20 @@ def test_the_reindex_step_rebuilds_the_index_as_fresh_writes_would(
         mem.for_owner("other").remember("The car broke down")
     if memory_target.schema is None:
         conn: Any = sqlite3.connect(memory_target.path)
-        wipe = ["chronomem_lex", "chronomem_term_stats", "chronomem_corpus"]
+        wipe = [
+            "chronomem_lex",
+            "chronomem_term_stats",
+            "chronomem_term_journal",
+            "chronomem_corpus",
+        ]
     else:
         conn = psycopg.connect(memory_target.path, autocommit=True)
         conn.execute(f'SET search_path TO "{memory_target.schema}"')
         wipe = ["chronomem_postings", "chronomem_term_stats", "chronomem_corpus", "chronomem_lex"]
     try:
-        fresh = _lexical_index(conn)
+        sqlite = memory_target.schema is None
+        fresh = _lexical_index(conn, sqlite=sqlite)
+        assert fresh[1]
         for table in wipe:
             conn.execute(f"DELETE FROM {table}")
         conn.commit()
@@ -135,6 +139,6 @@ def test_the_reindex_step_rebuilds_the_index_as_fresh_writes_would(
             with mem._db.write() as write:
                 reindex(write)
             assert mem.recall("allergies", kinds=("episode",))[0].content == "My kid is allergic"
-        assert _lexical_index(conn) == fresh
+        assert _lexical_index(conn, sqlite=sqlite) == fresh
     finally:
         conn.close()

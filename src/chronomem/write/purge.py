@@ -294,6 +294,7 @@ def erase_owner(conn: Conn, owner: str) -> Purged:
         "chronomem_corpus",
         "chronomem_speakers",
     )
+    conn.dialect.settle(conn)  # SQLite's journaled counts join the stored ones, all deleted
     for counters in tables:
         conn.execute(f"DELETE FROM {counters} WHERE owner = ?", (owner,))
     conn.execute("DELETE FROM chronomem_facts WHERE owner = ?", (owner,))

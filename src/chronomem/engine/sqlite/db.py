@@ -161,6 +161,7 @@ class Database:
                 f"{self.path!r} is read-only here and at chronomem schema version {version}, "
                 f"not {SCHEMA_VERSION}: open it once where it can be written, to upgrade it"
             )
+        self.conn.journal = True  # today's schema: its counts are partly journaled
 
     def _setup(self, synchronous: str, *, created: bool) -> None:
         try:

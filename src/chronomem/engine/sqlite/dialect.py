@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chronomem.engine.dialect import POOL_COLUMNS, TIMED_COLUMNS, Conn, Pooled, first_of_each
+from chronomem.engine.sqlite.frequencies import count_terms, fold, journal_counts
 
 __all__ = ["SQLITE", "SQLiteConnection"]
 
@@ -23,6 +24,11 @@ def _quoted(word: str) -> str:
 
 def _match(terms: Sequence[str]) -> str:
     return " OR ".join(_quoted(t) for t in terms)
+
+
+def _journal(conn: Conn) -> bool:
+    """Whether the file's schema has the document-frequency journal (see frequencies.py)."""
+    return getattr(conn, "journal", False) is True
 
 
 class SQLiteDialect:
@@ -81,23 +87,21 @@ class SQLiteDialect:
         """Nothing to do: the write transaction already holds the database's write lock."""
 
     def settle(self, conn: Conn) -> None:
-        """Nothing to do: SQLite's counters are written as each item is (an update of a row
-        in place, cheap however often it repeats in one transaction)."""
+        """Add the journal's document frequencies to the stored ones (see frequencies.py), so
+        a count about to be lowered is whole."""
+        fold(conn, journal=_journal(conn))
 
     def index_terms(
         self, conn: Conn, owner: str, kind: str, rowid: int, columns: Sequence[str], length: float
     ) -> None:
-        """One FTS5 row (its postings), and the owner's df and corpus counters."""
+        """One FTS5 row (its postings), the owner's document frequencies (in the journal,
+        see frequencies.py) and corpus counter."""
         conn.execute(
             "INSERT INTO chronomem_lex (rowid, body, ctx1, ctx2) VALUES (?, ?, ?, ?)",
             (rowid, *columns),
         )
         distinct = sorted({t for c in columns for t in c.split()})
-        conn.executemany(
-            """INSERT INTO chronomem_term_stats (owner, term, df) VALUES (?, ?, 1)
-               ON CONFLICT (owner, term) DO UPDATE SET df = chronomem_term_stats.df + 1""",
-            [(owner, t) for t in distinct],
-        )
+        count_terms(conn, owner, distinct, journal=_journal(conn))
         conn.execute(
             """INSERT INTO chronomem_corpus (owner, kind, items, length) VALUES (?, ?, 1, ?)
                ON CONFLICT (owner, kind) DO UPDATE SET items = items + 1,
@@ -108,7 +112,8 @@ class SQLiteDialect:
     def query_statistics(
         self, conn: Conn, owner: str, speakers: Sequence[str], terms: Sequence[str]
     ) -> tuple[frozenset[str], dict[str, int], dict[str, tuple[int, float]]]:
-        """Indexed lookups of the owner's speakers and counters; no scan."""
+        """Indexed lookups of the owner's speakers and counters, and the journal's share of
+        the document frequencies (a few kilobytes of text, see frequencies.py)."""
         named: frozenset[str] = frozenset()
         if speakers:
             among, keys = self.in_list("key", speakers)
@@ -126,6 +131,8 @@ class SQLiteDialect:
                 (owner, *words),
             ).fetchall()
         )
+        for term, n in journal_counts(conn, owner, terms, journal=_journal(conn)).items():
+            dfs[term] = dfs.get(term, 0) + n
         corpus = conn.execute(
             "SELECT kind, items, length FROM chronomem_corpus WHERE owner = ?", (owner,)
         ).fetchall()
@@ -222,3 +229,6 @@ class SQLiteConnection(sqlite3.Connection):
     ``factory``): no wrapper between chronomem and the driver on the hot path."""
 
     dialect = SQLITE
+    journal = False
+    """True once ``migrate`` has brought the file to the schema version with the
+    document-frequency journal: its own older steps count terms without it."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from chronica.stores.sqlite import integrity_problems
 from chronomem._errors import DatabaseError
 from chronomem.engine.sqlite.dialect import SQLiteConnection
+from chronomem.engine.sqlite.frequencies import JOURNAL_TABLE
 from chronomem.recall.lexindex import index_document, reindex
 
 __all__ = ["SCHEMA_VERSION", "check_file", "check_integrity", "check_tables", "migrate"]
@@ -337,6 +338,9 @@ _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _v9,
     _script(_V10),
     _script(_V11),
+    # Version 12 (issue 23): document frequencies are journaled and added up in batches (see
+    # frequencies.py). The steps before it that index again (5 and 9) count terms directly.
+    _script(JOURNAL_TABLE),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -406,3 +410,4 @@ def migrate(conn: SQLiteConnection) -> None:
         _MIGRATIONS[step](conn)
         conn.execute("DELETE FROM chronomem_schema")
         conn.execute("INSERT INTO chronomem_schema (version) VALUES (?)", (step + 1,))
+    conn.journal = True
