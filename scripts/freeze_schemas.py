@@ -51,6 +51,7 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("chronomem", "sqlite", 9, "08ad2bf489b4fdb2e8b6c5d86d0495ba20326048"),
     ("chronomem", "sqlite", 10, "976b01ae9d998f382e745e760ac015bca9f32248"),
     ("chronomem", "sqlite", 11, "780c5464de0fb4750008fd1699f5e221e2c1bb9b"),
+    ("chronomem", "sqlite", 12, "74a8a641caa7b3a7dc943d235a4ec024d54e381d"),
     ("chronomem", "postgres", 1, "f7063721cf18f84f29a7eece23602c1c9e9e229f"),
     ("chronomem", "postgres", 2, "c3d31a2829499d7ed4ff7bef0a90fa9eee528aab"),
     ("chronomem", "postgres", 3, "337299b1c6531cf86ee8c380e29a52406979f23a"),
