@@ -13,6 +13,7 @@ itself first, so the tables, indexes and version are the real ones.
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,6 @@ _FACT_COLUMNS = (
 _PLAIN = {
     "chronomem_facts": (_FACT_COLUMNS, _FACT_COLUMNS),
     "chronomem_lex": ("rowid, body, ctx1, ctx2", "rowid, body, ctx1, ctx2"),
-    "chronomem_term_stats": ("owner, term, 0, df", "owner, term, shard, df"),
     "chronomem_corpus": ("owner, kind, 0, items, length", "owner, kind, shard, items, length"),
     "chronomem_speakers": ("owner, key", "owner, key"),
     "chronomem_entities": ("id, owner, key, name", "id, owner, key, name"),
@@ -53,9 +53,22 @@ def _postings(source: sqlite3.Connection) -> Iterator[tuple[str, str, int]]:
             yield owner, term, rowid
 
 
-# chronomem's SQLite tables that hold nothing a copy needs: the schema's version (PostgreSQL's
-# is made by ChronoMem), FTS5's own shadow tables (the postings are derived from ``chronomem_lex``).
-_NOT_COPIED = {"chronomem_schema"}
+def _term_stats(source: sqlite3.Connection) -> Iterator[tuple[str, str, int, int]]:
+    """Each owner's document frequencies: the stored counts plus the journal's (see
+    engine/sqlite/frequencies.py), all in shard 0."""
+    dfs: Counter[tuple[str, str]] = Counter()
+    for owner, term, df in source.execute("SELECT owner, term, df FROM chronomem_term_stats"):
+        dfs[(owner, term)] += df
+    for owner, terms in source.execute("SELECT owner, terms FROM chronomem_term_journal"):
+        dfs.update((owner, t) for t in terms.split())
+    for (owner, term), df in sorted(dfs.items()):
+        yield owner, term, 0, df
+
+
+# chronomem's SQLite tables that hold nothing a copy needs as they are: the schema's version
+# (PostgreSQL's is made by ChronoMem), FTS5's own shadow tables (the postings are derived from
+# ``chronomem_lex``); the counts are copied with the journal's added (see ``_term_stats``).
+_NOT_COPIED = {"chronomem_schema", "chronomem_term_stats", "chronomem_term_journal"}
 _FTS_SHADOWS = ("chronomem_lex_",)
 
 
@@ -95,6 +108,9 @@ def copy_into_postgres(sqlite_file: Path, url: str, schema: str) -> dict[str, in
                 for table, (read, write) in _PLAIN.items():
                     rows = source.execute(f"SELECT {read} FROM {table}")
                     counts[table] = _copy(conn, table, write, rows)
+                counts["chronomem_term_stats"] = _copy(
+                    conn, "chronomem_term_stats", "owner, term, shard, df", _term_stats(source)
+                )
                 counts["chronomem_postings"] = _copy(
                     conn, "chronomem_postings", "owner, term, rowid", _postings(source)
                 )
