@@ -23,8 +23,10 @@ for our Python, is answered by replaying the very statements a call issues:
    document-frequency journal out and every third the FTS5 row: what the p50 and the WAL
    pages a commit drop by is what that part costs, its share of the commit included.
 4. **Checkpoints.** The p50 leaves them out, but a rate counts them: a commit that ran one
-   costs its time over the median commit, spread over the commits between two (at NORMAL
-   it also syncs the log it never synced, so it costs about twice FULL's).
+   (the writer's backstop; most run on the memory's checkpoint thread, which the replay's
+   commits wake as a real call's do) costs its time over the median commit, spread over the
+   commits between two (at NORMAL it also syncs the log it never synced, so it costs about
+   twice FULL's).
 5. **Whole calls.** A few more turns are remembered for real right after the replay, in
    its alternation, so the parts can be held against a whole call in the same conditions.
 
@@ -173,10 +175,13 @@ def _frames(shm: int) -> int:
     return int(struct.unpack("<I", os.pread(shm, 4, 16))[0])
 
 
-def _replay(conn: Any, call: Call, skip: str | None, shm: int) -> tuple[dict[str, float], int]:
+def _replay(
+    conn: Any, call: Call, skip: str | None, shm: int, checkpointer: Any
+) -> tuple[dict[str, float], int]:
     """One call's statements between ``BEGIN IMMEDIATE`` and ``COMMIT``: seconds per part,
     and the WAL frames its commit appended (negative when that commit ran a checkpoint: the
-    log held the auto-checkpoint's count of frames after it)."""
+    log held the auto-checkpoint's count of frames after it). The commit is counted by the
+    memory's checkpoint thread (``checkpointer``), as a real call's is."""
     took = dict.fromkeys(PARTS, 0.0)
     rowid = next(params[0] for part, _, _, params in call if part == "postings")
     before = _frames(shm)
@@ -197,6 +202,8 @@ def _replay(conn: Any, call: Call, skip: str | None, shm: int) -> tuple[dict[str
     started = time.perf_counter()
     conn.execute("COMMIT")
     took["commit"] += time.perf_counter() - started
+    if checkpointer is not None:
+        checkpointer.committed()
     after = _frames(shm)
     frames = after - before if after >= before else after
     return took, -frames if after >= _autocheckpoint(conn) else frames
@@ -218,6 +225,7 @@ def floor(mems: dict[str, Any], said: Sequence[Any], whole: int = 0) -> dict[str
     replayed, real = said[: len(said) - whole], said[len(said) - whole :]
     calls, between, alone = record(mems[settings[0]], replayed)
     conns = {s: _connection(m).conn for s, m in mems.items()}
+    checkpointers = {s: getattr(_connection(m), "_checkpoints", None) for s, m in mems.items()}
     shms = {s: os.open(f"{_connection(m).path}-shm", os.O_RDONLY) for s, m in mems.items()}
     samples: dict[str, dict[str, list[tuple[dict[str, float], int]]]] = {
         s: {v: [] for v in _VARIANTS} for s in settings
@@ -226,7 +234,9 @@ def floor(mems: dict[str, Any], said: Sequence[Any], whole: int = 0) -> dict[str
         for i, call in enumerate(calls):
             variant = _VARIANTS[i % len(_VARIANTS)]
             for s in settings if i % 2 == 0 else settings[::-1]:
-                samples[s][variant].append(_replay(conns[s], call, _SKIPS[variant], shms[s]))
+                samples[s][variant].append(
+                    _replay(conns[s], call, _SKIPS[variant], shms[s], checkpointers[s])
+                )
     finally:
         for fd in shms.values():
             os.close(fd)

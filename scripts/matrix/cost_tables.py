@@ -159,9 +159,10 @@ def floor_lines(section: dict[str, Any]) -> list[str]:
                     else ""
                 )
                 + (
-                    f"Checkpoints add {checkpoints:.3f} ms a call. "
+                    f"The writer's own checkpoints (its backstop; the others run on a thread of "
+                    f"their own) add {checkpoints:.3f} ms a call. "
                     if checkpoints is not None
-                    else "No checkpoint fell in the replay. "
+                    else "No checkpoint fell in the writer's commits in the replay. "
                 )
                 + f"Our Python takes {f['ours_alone_ms']:.3f} ms p50 a call on its own and "
                 f"{f['ours_ms']:.3f} ms as it runs between the statements. A whole call takes "

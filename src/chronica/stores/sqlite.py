@@ -28,6 +28,7 @@ from chronica._validation import check_seconds
 from . import _sqlite_browse as browse
 from . import _sqlite_rows as sql
 from ._sqlite_schema import (
+    WAL_AUTOCHECKPOINT_PAGES,
     cannot_open,
     configure,
     create_private,
@@ -43,6 +44,7 @@ from ._sqlite_writes import Immediate, Refused, insert, insert_many, restore, re
 # enable_wal and configure are the one home of how a shared SQLite file is opened; chronomem
 # uses them on the same file.
 __all__ = [
+    "WAL_AUTOCHECKPOINT_PAGES",
     "SQLiteStore",
     "configure",
     "create_private",

@@ -24,12 +24,14 @@ import os
 import sqlite3
 import threading
 import urllib.parse
+import weakref
 from collections.abc import Iterator
 
 # One implementation of the WAL switch and the connection settings for both packages of this
 # distribution: they share the file, so it must never run under two policies.
 from chronica.stores.sqlite import configure, create_private, enable_wal
 from chronomem._errors import DatabaseError
+from chronomem.engine.sqlite.checkpoints import BACKSTOP_PAGES, Checkpointer
 from chronomem.engine.sqlite.dialect import SQLiteConnection
 from chronomem.engine.sqlite.schema import (
     SCHEMA_VERSION,
@@ -112,6 +114,8 @@ class Database:
     """A connection, its lock, and write/read transactions that translate driver errors."""
 
     schema_version = SCHEMA_VERSION
+    _checkpoints: Checkpointer | None = None
+    """Runs the checkpoints of a file this process writes (see :mod:`.checkpoints`)."""
 
     def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "NORMAL") -> None:
         raw = os.fspath(path)
@@ -171,6 +175,11 @@ class Database:
                 check_integrity(self.conn, self.path)
             enable_wal(self.conn)
             configure(self.conn, synchronous=synchronous, busy_timeout_ms=_BUSY_TIMEOUT_MS)
+            if self.path not in _IN_MEMORY:
+                self.conn.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES}")
+                self._checkpoints = Checkpointer(self.path, synchronous=synchronous)
+                # An unclosed memory's thread stops when the memory is collected.
+                weakref.finalize(self, self._checkpoints.close)
         except sqlite3.Error as e:
             raise DatabaseError(f"cannot use {self.path!r}: {e}") from e
         with self.write() as conn:
@@ -203,6 +212,9 @@ class Database:
                 if isinstance(exc, sqlite3.Error):
                     raise DatabaseError(f"write failed: {exc}") from exc
                 raise
+            else:
+                if self._checkpoints is not None:
+                    self._checkpoints.committed()
             finally:
                 self._depth = 0
 
@@ -253,5 +265,7 @@ class Database:
 
     def close(self) -> None:
         """Release the file; safe to call twice."""
+        if self._checkpoints is not None:
+            self._checkpoints.close()  # first: the writer, closing last, empties the log
         with self.lock, contextlib.suppress(sqlite3.Error):
             self.conn.close()

@@ -1,0 +1,144 @@
+"""SQLite's checkpoints on a thread of their own (engine/sqlite/checkpoints.py): the log is
+copied into the file beside the writer, stays bounded under a writer that never pauses, and
+the thread ends with its memory."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import shutil
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from chronomem import ChronoMem
+from chronomem.engine.sqlite import checkpoints, db
+from chronomem.engine.sqlite.checkpoints import BACKSTOP_PAGES, CHECKPOINT_EVERY
+
+_FRAME = 4096 + 24  # a WAL frame: a page and its header
+
+
+def _remember(mem: ChronoMem, n: int, start: int = 0) -> None:
+    for i in range(start, start + n):
+        mem.remember_episode(f"turn {i} about the garden and the lake", speaker="Ana", session="s")
+
+
+def _checkpointer(mem: ChronoMem) -> checkpoints.Checkpointer:
+    database = mem._db
+    assert isinstance(database, db.Database)
+    assert isinstance(database._checkpoints, checkpoints.Checkpointer)
+    return database._checkpoints
+
+
+def _threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("chronomem checkpoints")]
+
+
+def _wait_for(condition: object, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_the_thread_copies_the_log_into_the_file_the_writer_leaves_it_to(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    with ChronoMem(path, owner="o") as mem:
+        database = mem._db
+        assert isinstance(database, db.Database)
+        [(every,)] = database.conn.execute("PRAGMA wal_autocheckpoint").fetchall()
+        assert every == BACKSTOP_PAGES
+        _remember(mem, 3 * CHECKPOINT_EVERY)
+        _wait_for(lambda: _checkpointer(mem).checkpoints >= 1)
+        # Far fewer pages than the writer's backstop were written: only the thread can have
+        # copied them into the file. The file alone, without its log, holds episodes.
+        wal = path.with_name("m.db-wal").stat().st_size
+        assert wal < BACKSTOP_PAGES * _FRAME
+        alone = tmp_path / "alone.db"
+        shutil.copyfile(path, alone)
+        with sqlite3.connect(alone) as copy:
+            [(episodes,)] = copy.execute(
+                "SELECT count(*) FROM chronomem_facts WHERE kind = 'episode'"
+            ).fetchall()
+        assert episodes >= CHECKPOINT_EVERY
+        assert mem.stats()["episodes"] == 3 * CHECKPOINT_EVERY
+
+
+def test_a_writer_that_never_pauses_keeps_its_log_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A passive checkpoint beside a busy writer never copies the whole log, and SQLite starts
+    the log over only after one that does: the writer's backstop bounds it."""
+    monkeypatch.setattr(db, "BACKSTOP_PAGES", 200)
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_EVERY", 5)
+    path = tmp_path / "m.db"
+    with ChronoMem(path, owner="o") as mem:
+        _remember(mem, 600)
+        assert _checkpointer(mem).checkpoints >= 50
+        largest = path.with_name("m.db-wal").stat().st_size // _FRAME
+    # The 600 calls append about 8,700 pages; with no backstop the log holds them all (the
+    # thread's checkpoints never let it start over). The backstop's checkpoint is skipped
+    # while the thread runs one, so the log may pass it a little (231-449 pages seen here).
+    assert largest <= 5 * 200
+
+
+def test_closing_the_memory_ends_its_thread_and_empties_the_log(tmp_path: Path) -> None:
+    before = len(_threads())
+    path = tmp_path / "m.db"
+    mem = ChronoMem(path, owner="o")
+    _remember(mem, CHECKPOINT_EVERY)
+    assert _checkpointer(mem).running
+    assert len(_threads()) == before + 1
+    mem.close()
+    mem.close()
+    assert not _checkpointer(mem).running
+    assert len(_threads()) == before
+    assert not path.with_name("m.db-wal").exists()
+    with ChronoMem(path, owner="o") as again:
+        assert again.stats()["episodes"] == CHECKPOINT_EVERY
+
+
+def test_a_memory_never_closed_ends_its_thread_when_collected(tmp_path: Path) -> None:
+    before = len(_threads())
+    mem = ChronoMem(tmp_path / "m.db", owner="o")
+    _remember(mem, CHECKPOINT_EVERY)
+    assert len(_threads()) == before + 1
+    del mem
+    gc.collect()
+    _wait_for(lambda: len(_threads()) == before)
+
+
+def test_a_memory_that_only_reads_starts_no_thread(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    with ChronoMem(path, owner="o") as mem:
+        _remember(mem, 3)
+    before = len(_threads())
+    with ChronoMem(path, owner="o") as mem:
+        for _ in range(3 * CHECKPOINT_EVERY):
+            mem.recall("garden")
+        assert not _checkpointer(mem).running
+    assert len(_threads()) == before
+
+
+def test_a_thread_that_cannot_connect_is_logged_and_the_backstop_checkpoints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> sqlite3.Connection:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(db, "BACKSTOP_PAGES", 200)
+    path = tmp_path / "m.db"
+    with ChronoMem(path, owner="o") as mem:
+        monkeypatch.setattr(sqlite3, "connect", refuse)
+        with caplog.at_level(logging.WARNING, logger="chronomem.sqlite"):
+            _remember(mem, 3 * CHECKPOINT_EVERY)
+            _wait_for(lambda: not _checkpointer(mem).running)
+        monkeypatch.undo()
+        assert "stay with its writer: unable to open database file" in caplog.text
+        assert _checkpointer(mem).checkpoints == 0
+        largest = path.with_name("m.db-wal").stat().st_size // _FRAME
+        assert mem.stats()["episodes"] == 3 * CHECKPOINT_EVERY
+    assert largest <= 200 + 100  # the commit that crosses the backstop adds its pages first
