@@ -16,9 +16,8 @@ for our Python, is answered by replaying the very statements a call issues:
 2. **Replayed.** Each call's statements run again, raw, on the connection that wrote the
    file (its prepared-statement cache and settings), between ``BEGIN IMMEDIATE`` and
    ``COMMIT``: each part timed on its own, the commit apart. The same calls are replayed on
-   the NORMAL file and on the FULL one, a pass each (a memory's checkpoint thread would
-   otherwise work into the other file's commits); both hold the same items, so the row IDs
-   the replay gets back are the recorded ones (checked).
+   the NORMAL file and on the FULL one, in alternation; both hold the same items, so the
+   row IDs the replay gets back are the recorded ones (checked).
 3. **Parts that cost pages.** FTS5 and the counters write most of their pages at COMMIT,
    so a part's own statement time is not its cost. Every third call leaves the
    document-frequency journal out and every third the FTS5 row: what the p50 and the WAL
@@ -28,8 +27,8 @@ for our Python, is answered by replaying the very statements a call issues:
    commits wake as a real call's do) costs its time over the median commit, spread over the
    commits between two (at NORMAL it also syncs the log it never synced, so it costs about
    twice FULL's).
-5. **Whole calls.** A few more turns are remembered for real right after each setting's
-   replay, so the parts can be held against a whole call in the same conditions.
+5. **Whole calls.** A few more turns are remembered for real right after the replay, in
+   its alternation, so the parts can be held against a whole call in the same conditions.
 
 WAL pages are read from the WAL-index header (``mxFrame``, offset 16 of the ``-shm`` file,
 the count of valid frames in the log), before and after each commit: exact, also when the
@@ -214,23 +213,15 @@ def _autocheckpoint(conn: Any) -> int:
     return int(conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
 
 
-def floor(
-    mems: dict[str, Any], said: Sequence[Any], whole: int = 0, first: str | None = None
-) -> dict[str, dict[str, Any]]:
+def floor(mems: dict[str, Any], said: Sequence[Any], whole: int = 0) -> dict[str, dict[str, Any]]:
     """Per setting (``mems`` maps each to a ChronoMem on its own copy of one file): the
     replayed SQL of the calls for ``said`` but its last ``whole``, p50 ms of the whole and
     of each part, the mean, WAL pages a commit, each left-out part's drop in p50 and pages,
     what checkpoints add to a call, our Python's p50 as it runs between the statements
     (``ours_ms``) and on its own (``ours_alone_ms``), the same for both; then the last
-    ``whole`` turns remembered for real, right after that setting's replay, so a whole call
-    is timed in the replay's conditions (``call_here_ms``).
-
-    Each setting replays in a pass of its own, ``first`` first (default: the first of
-    ``mems``): a memory's checkpoint thread works beside its writer, and interleaved with
-    the other setting's calls its checkpoints fell into that setting's commits."""
+    ``whole`` turns remembered for real, in the same alternation, so a whole call is timed
+    in the replay's conditions (``call_here_ms``)."""
     settings = list(mems)
-    if first is not None:
-        settings.sort(key=lambda s: s != first)
     replayed, real = said[: len(said) - whole], said[len(said) - whole :]
     calls, between, alone = record(mems[settings[0]], replayed)
     conns = {s: _connection(m).conn for s, m in mems.items()}
@@ -239,21 +230,22 @@ def floor(
     samples: dict[str, dict[str, list[tuple[dict[str, float], int]]]] = {
         s: {v: [] for v in _VARIANTS} for s in settings
     }
-    here: dict[str, list[float]] = {s: [] for s in settings}
     try:
-        for s in settings:
-            for i, call in enumerate(calls):
-                variant = _VARIANTS[i % len(_VARIANTS)]
+        for i, call in enumerate(calls):
+            variant = _VARIANTS[i % len(_VARIANTS)]
+            for s in settings if i % 2 == 0 else settings[::-1]:
                 samples[s][variant].append(
                     _replay(conns[s], call, _SKIPS[variant], shms[s], checkpointers[s])
                 )
-            for t in real:
-                started = time.perf_counter()
-                mems[s].remember_episode(t.content, speaker=t.speaker, session=t.session, at=t.at)
-                here[s].append(time.perf_counter() - started)
     finally:
         for fd in shms.values():
             os.close(fd)
+    here: dict[str, list[float]] = {s: [] for s in settings}
+    for i, t in enumerate(real):
+        for s in settings if i % 2 == 0 else settings[::-1]:
+            started = time.perf_counter()
+            mems[s].remember_episode(t.content, speaker=t.speaker, session=t.session, at=t.at)
+            here[s].append(time.perf_counter() - started)
     python = {"ours_ms": _p50(between), "ours_alone_ms": _p50(alone)}
     return {
         s: _summary(by, _autocheckpoint(conns[s])) | python | {"call_here_ms": _p50(here[s])}

@@ -4,9 +4,9 @@ For each size a fresh worker process (``python -m scripts.matrix.cost '<json spe
 two files side by side, one of facts and one of episodes (conversation turns from
 :mod:`.talk`), and times ``recall(limit=10)`` on them in alternation, so the machine's drift
 hits both alike; then serial ``remember_episode`` calls and, in a pass of their own,
-``remember`` calls, each its own transaction, on two copies of each file, one pass each:
-one at ``synchronous=NORMAL`` (an acknowledged write survives a killed process) and one at
-``FULL`` (it survives power loss), each connection's setting read back from SQLite, never
+``remember`` calls, each its own transaction, alternating between two connections on each
+file: one at ``synchronous=NORMAL`` (an acknowledged write survives a killed process) and one
+at ``FULL`` (it survives power loss), each connection's setting read back from SQLite, never
 assumed. Large files are built in big transactions (``ChronoMem.batch`` and
 ``remember_episodes``; not timed) and cached by a hash of the write path, as matrix 1's are.
 
@@ -171,18 +171,14 @@ def _recall(mems: dict[str, ChronoMem], spec: dict[str, Any]) -> dict[str, list[
 def _serial(mems: dict[str, dict[str, ChronoMem]], spec: dict[str, Any]) -> dict[str, Any]:
     """``serial`` new episodes, then as many new facts, each its own transaction, timed one
     by one, at each durability setting: every setting writes the same items to its own copy
-    of the filled file (so the index's periodic work, an FTS5 segment merge every few
-    commits, falls on the same calls of each), each setting in a pass of its own, the first
-    setting swapped from run to run (``spec["first"]``).
+    of the filled file, call by call in turn (the first setting alternating), so drift hits
+    both alike and so does the index's periodic work (an FTS5 segment merge every few
+    commits, which on one shared file fell on the same setting's turn every time).
 
-    Not call by call in turn: a memory's checkpoints run on a thread beside its writer
-    (:mod:`chronomem.engine.sqlite.checkpoints`), so interleaved, one file's checkpoints ran
-    into the other file's commits, and a FULL commit's sync waited for the NORMAL file's:
-    at 1,000,000 episodes FULL fell to 981-1,083/s, where on a copy of its own it writes
-    1,345-1,599/s with the thread or without. Each kind has its own pass too: interleaved with
-    a ``remember`` on the 930 MB facts file, a ``remember_episode`` took 10-20% longer at its
-    p50 (0.69 against 0.62 ms at NORMAL, 1.12 against 0.99 ms at FULL), a cost of the other
-    file's work in the CPU's caches that no serial writer of one memory pays."""
+    Each kind has its own pass. Interleaved with a ``remember`` on the 930 MB facts file, a
+    ``remember_episode`` took 10-20% longer at its p50 (measured at 1,000,000 episodes: 0.69
+    against 0.62 ms at NORMAL, 1.12 against 0.99 ms at FULL), a cost of the other file's
+    work in the CPU's caches that no serial writer of one memory pays."""
     size, serial, seed = spec["size"], spec["serial"], spec["seed"]
     total = size + serial + _WARM_WRITES
     new: dict[str, list[Any]] = {
@@ -192,11 +188,10 @@ def _serial(mems: dict[str, dict[str, ChronoMem]], spec: dict[str, Any]) -> dict
     out: dict[str, Any] = {
         call: {s: [] for s in SETTINGS} for call in ("remember_episode", "remember")
     }
-    order = SETTINGS if spec.get("first", SETTINGS[0]) == SETTINGS[0] else SETTINGS[::-1]
     for kind, call in (("episodes", "remember_episode"), ("facts", "remember")):
-        for setting in order:
-            mem = mems[kind][setting]
-            for i, item in enumerate(new[kind]):
+        for i, item in enumerate(new[kind]):
+            for setting in SETTINGS if i % 2 == 0 else SETTINGS[::-1]:
+                mem = mems[kind][setting]
                 started = time.perf_counter()
                 if kind == "episodes":
                     t: Turn = item
@@ -242,7 +237,7 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
         size, seed, calls = spec["size"], spec["seed"], spec.get("floor", _FLOOR_CALLS)
         written = size + spec["serial"] + _WARM_WRITES  # each episode file holds as many
         said = list(islice(turns(written + calls + _FLOOR_WHOLE, seed=seed), written, None))
-        floor = episode_floor(mems["episodes"], said, whole=_FLOOR_WHOLE, first=spec.get("first"))
+        floor = episode_floor(mems["episodes"], said, whole=_FLOOR_WHOLE)
     finally:
         for by in mems.values():
             for mem in by.values():
@@ -383,7 +378,6 @@ def run_cost(
             raws, loads = [], []
             for run in range(1, runs + 1):
                 log(f"cost: {size:,} facts beside {size:,} episodes, run {run} of {runs}")
-                spec["first"] = SETTINGS[(run - 1) % len(SETTINGS)]  # see _serial
                 raw, load = guarded(f"cost {size:,} run {run}", partial(_spawn, spec), log)
                 raws.append(raw)
                 loads.append(load)
