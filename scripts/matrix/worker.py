@@ -50,8 +50,9 @@ _WRITE_PATH = (
 terms, claims, import, the semantic model's code and tables), as paths under the package: a
 folder stands for every module and model file in it."""
 _HASHED = ("*.py", "*.npy", "*.txt")
-_NOT_WRITE_PATH = ("engine/postgres",)
-"""Folders under :data:`_WRITE_PATH` that never touch a SQLite file (every fill is SQLite)."""
+_NOT_WRITE_PATH = ("engine/postgres", "engine/sqlite/checkpoints.py")
+"""What under :data:`_WRITE_PATH` never decides a SQLite file's bytes (every fill is SQLite):
+PostgreSQL's engine, and when a SQLite log is copied into its file."""
 
 
 def write_path_digest() -> str:

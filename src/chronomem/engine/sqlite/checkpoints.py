@@ -8,18 +8,21 @@ the mean call at ``synchronous=NORMAL``.
 
 Here a thread with a connection of its own runs a ``PASSIVE`` checkpoint after every
 :data:`CHECKPOINT_EVERY` commits of its :class:`~chronomem.engine.sqlite.db.Database`, beside
-the writer (SQLite works without the GIL, so on a second core the two overlap). The writer's
-own auto-checkpoint stays, at :data:`BACKSTOP_PAGES`: a passive checkpoint running beside a
-busy writer never ends with the whole log copied, and SQLite starts the log over only after
-one that does, so without the backstop a writer that never pauses would grow the log, and
-every read's search of it, without end. The backstop's checkpoint copies only what the
-thread has not, so it is short.
+the writer (Python's sqlite3 lets go of the GIL while SQLite works, so on a second core the
+two overlap). The writer's own auto-checkpoint stays where it was, as a backstop: a passive
+checkpoint running beside a busy writer never ends with the whole log copied, and SQLite
+starts the log over only after one that does, so without the backstop a writer that never
+pauses would grow the log, and every read's search of it, without end (600 serial writes
+left 8,748 pages in it). The backstop's checkpoint copies only the few pages the thread has
+not, so it is short. It is not set higher: a log that grows into new space makes a FULL
+commit's sync write the file's new size too, and with the backstop at 16,000 pages 1,000 FULL
+calls from an empty log ran at 1,150-1,353/s against 1,560-1,756/s.
 
-Measured on copies of the 1,000,000-episode fill, 3,000 serial ``remember_episode`` calls at
-NORMAL, four runs in turn: 1,652-2,192/s with the writer checkpointing every 4,000 pages,
-2,080-2,511/s with this thread waking every 50 commits (+17% on average), the slowest call
-19-20 ms instead of 24-32 ms. Waking every 200 commits gained little: longer checkpoints
-beside the writer slow its reads of the file.
+Measured on copies of the 1,000,000-episode fill, serial ``remember_episode`` calls, each
+variant in a process of its own, in turn (the writer checkpointing at 4,000 pages, against
+this thread): at NORMAL, 3,000 calls, 2,448-2,533/s against 2,617-2,761/s, the slowest call
+18-20 ms against 8-9 ms; 1,000 calls, 1,827-2,498/s against 2,442-2,584/s; at FULL, 1,000
+calls, 1,560-1,756/s against 1,585-1,697/s (the same: FULL syncs every commit anyway).
 
 A checkpoint is as safe here as in the writer: SQLite runs one at a time across every
 process (a busy one is skipped, not waited for), and a process killed in the middle leaves
@@ -44,7 +47,7 @@ log = logging.getLogger("chronomem.sqlite")
 CHECKPOINT_EVERY = 50
 """Commits between two checkpoints of the thread (a remembered episode writes 16-20 pages)."""
 
-BACKSTOP_PAGES = 4 * WAL_AUTOCHECKPOINT_PAGES
+BACKSTOP_PAGES = WAL_AUTOCHECKPOINT_PAGES
 """The writer's own auto-checkpoint, in pages of log (see the module's docstring)."""
 
 
