@@ -57,7 +57,9 @@ def load_postgres(package: str, engine_version: int, dsn: str, schema: str) -> N
     """Create ``schema`` holding frozen version ``engine_version`` of ``package``'s tables."""
     import psycopg
 
-    sql = _sql(package, "postgres", engine_version).replace(SCHEMA, f'"{schema}"')
+    # Inside a string (a function's search_path) the name is a value, not an identifier.
+    sql = _sql(package, "postgres", engine_version).replace(f"'{SCHEMA}'", f"'{schema}'")
+    sql = sql.replace(SCHEMA, f'"{schema}"')
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(sql)  # no parameters: the simple protocol runs the whole script
 
@@ -87,7 +89,8 @@ def sqlite_schema(path: Path, prefix: str) -> set[tuple[Any, ...]]:
 
 
 def postgres_schema(dsn: str, schema: str) -> set[tuple[Any, ...]]:
-    """Columns, constraints and indexes of ``schema``, as a set, the schema's own name elided."""
+    """Columns, constraints, indexes and functions of ``schema``, as a set, the schema's own
+    name elided."""
     import psycopg
 
     def plain(text: object) -> object:
@@ -111,4 +114,14 @@ def postgres_schema(dsn: str, schema: str) -> set[tuple[Any, ...]]:
             "SELECT 'index', tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = %s",
             (schema,),
         ).fetchall()
-    return {tuple(plain(v) for v in row) for row in [*columns, *constraints, *indexes]}
+        # A function's definition names its schema in its search_path too, quoted or not
+        # (a dump restored writes it bare, a migration as the session had it).
+        functions = conn.execute(
+            """SELECT 'function', p.proname,
+                      replace(replace(pg_get_functiondef(p.oid), %s, ''), %s, '')
+               FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+               WHERE n.nspname = %s""",
+            (f'"{schema}"', schema, schema),
+        ).fetchall()
+    rows = [*columns, *constraints, *indexes, *functions]
+    return {tuple(plain(v) for v in row) for row in rows}

@@ -185,8 +185,7 @@ class ChronoMem:
                                metadata=metadata))  # fmt: skip
         if not isinstance(dedup, bool):
             raise InvalidArgumentError("dedup", "must be a bool")
-        with self._db.write() as conn:
-            return remember_fact(conn, self.owner, p, dedup=dedup, clock=self._clock)
+        return remember_fact(self._db, self.owner, p, dedup=dedup, clock=self._clock)
 
     def supersede(
         self,

@@ -179,7 +179,7 @@ def _postgres_replay(steps: Sequence[str], dsn: str, schema: str) -> Any:
         conn.execute(f'SET search_path TO "{schema}"')
         conn.execute("CREATE TABLE chronomem_schema (version integer NOT NULL)")
         for step in steps:
-            for statement in step.split(";\n"):
+            for statement in pg_schema_module.statements(step):
                 conn.execute(statement)
     return postgres_schema(dsn, schema)
 

@@ -1,9 +1,10 @@
 """Round trips per write on PostgreSQL: how often ``remember`` waits for the server.
 
 Counted from libpq's own protocol trace of the one pooled connection: each time the client
-stops sending and reads, it waited for the server once. A write is one pipeline whose BEGIN
-travels with its first statement and whose COMMIT travels with its last ones (issue 23); the
-inserts nobody reads travel as one statement (see ``engine/postgres/held.py``).
+stops sending and reads, it waited for the server once. A ``remember`` outside a batch is one
+call of the server's own function (schema version 9); any other write is one pipeline whose
+BEGIN travels with its first statement and whose COMMIT travels with its last ones (issue 23);
+the inserts nobody reads travel as one statement (see ``engine/postgres/held.py``).
 """
 
 from __future__ import annotations
@@ -63,39 +64,48 @@ def _tracing(mem: ChronoMem, path: Path) -> Iterator[list[int]]:
     )
 
 
-def test_a_fact_with_a_claim_waits_twice(traced: tuple[ChronoMem, Path]) -> None:
+def test_a_fact_with_a_claim_is_one_call(traced: tuple[ChronoMem, Path]) -> None:
     mem, path = traced
     mem.remember("Ardian's phone is a Pixel 8", entities=["Ardian"], category="device")
     with _tracing(mem, path) as waits:
         fid = mem.remember("Ardian's phone is a Xperia 10", entities=["Ardian"],
                            category="device")  # fmt: skip
-    # BEGIN, search_path (a borrowed pool), lock, duplicate probe, a savepoint, the row, the
-    # contradiction check (by the entities' keys) and the entities: a wait. The index entries
-    # (five inserts), the counters (one statement with them) and COMMIT: a wait.
-    assert waits == [2, 10]
+    # One statement, the server's chronomem_remember, in autocommit: no BEGIN, no COMMIT.
+    assert waits == [1, 1]
     assert len(fid.contradicts) == 1
 
 
-def test_a_fact_without_entities_waits_twice(traced: tuple[ChronoMem, Path]) -> None:
+def test_a_fact_without_entities_is_one_call(traced: tuple[ChronoMem, Path]) -> None:
     mem, path = traced
     mem.remember("the garden was quiet all morning")
     with _tracing(mem, path) as waits:
         mem.remember("the weather was warm and sunny all week")
-    # No entity, no check: the probe with the row; its index entries and counters (one
-    # statement) with COMMIT.
-    assert waits == [2, 8]
+    assert waits == [1, 1]
 
 
-def test_a_duplicate_waits_for_its_probe_and_its_conflicts(
-    traced: tuple[ChronoMem, Path],
-) -> None:
+def test_a_duplicate_is_one_call_with_its_conflicts(traced: tuple[ChronoMem, Path]) -> None:
     mem, path = traced
     first = mem.remember("Ardian's phone is a Pixel 8", entities=["Ardian"], category="device")
+    other = mem.remember("Ardian's phone is a Xperia 10", entities=["Ardian"], category="device")
+    mem.remember("Besa lives in Durres")  # the 4th write asks about planner statistics
     with _tracing(mem, path) as waits:
         again = mem.remember("ardian's phone is a pixel 8", entities=["Ardian"],
                              category="device")  # fmt: skip
     assert again.duplicate_of == first
-    assert waits[0] == 4  # the probe (with the row sent in case); its entities; conflicts; COMMIT
+    assert again.contradicts == (other,)
+    assert waits == [1, 1]
+
+
+def test_inside_a_batch_a_fact_is_the_batch_s_statements(
+    traced: tuple[ChronoMem, Path],
+) -> None:
+    mem, path = traced
+    with _tracing(mem, path), mem.batch():
+        mem.remember("Ardian's phone is a Pixel 8", entities=["Ardian"], category="device")
+    # The batch's one transaction holds the row (a call would be a transaction of its own).
+    sent = path.read_text()
+    assert "chronomem_remember" not in sent
+    assert sent.count("INSERT INTO chronomem_facts") == 1
 
 
 def test_a_duplicate_leaves_nothing_of_the_row_sent_in_case(

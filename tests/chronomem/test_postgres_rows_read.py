@@ -32,6 +32,27 @@ def test_a_remember_reads_its_own_entities_not_all_of_them(counted_memory: Count
     assert after - before <= 30, f"one remember read {after - before} of {held} entities"
 
 
+def test_a_remember_probes_for_its_duplicate_and_conflicts_not_every_fact(
+    counted_memory: CountedMemory,
+) -> None:
+    """The server's function plans its statements once, blind to the values (generic plans):
+    each must still be a probe of its index however many facts the owner has."""
+    mem = counted_memory.mem
+    for i in range(300):
+        mem.remember(f"Person {i}'s phone is a Pixel {i}", entities=[f"Person {i}"],
+                     category="device")  # fmt: skip
+    held, before = counted_memory.rows_read("chronomem_facts")
+    fid = mem.remember("Person 7's phone is a Xperia 10", entities=["Person 7"], category="device")
+    again = mem.remember("person 7's phone is a xperia 10", entities=["Person 7"],
+                         category="device")  # fmt: skip
+    _, after = counted_memory.rows_read("chronomem_facts")
+    assert held >= 300
+    assert len(fid.contradicts) == 1
+    assert again.duplicate_of == fid
+    # The duplicate probes and the conflict checks of two remembers: 10 rows here
+    assert after - before <= 30, f"two remembers read {after - before} of {held} facts"
+
+
 def test_a_recall_reads_the_counts_of_its_own_terms_and_speakers(
     counted_memory: CountedMemory,
 ) -> None:

@@ -9,8 +9,9 @@ never needs the ``postgres`` extra.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import Any, Protocol
 
 from chronomem._errors import DatabaseError, InvalidArgumentError
 from chronomem.engine.dialect import Conn
@@ -41,6 +42,14 @@ class Storage(Protocol):
     def read(self) -> AbstractContextManager[Conn]:
         """A read transaction: one consistent snapshot. Inside a write of the same thread, that
         write's transaction, its own writes included."""
+        ...
+
+    def call(self, function: str, arguments: Callable[[], Sequence[Any]]) -> tuple[Any, ...] | None:
+        """Run chronomem's server function ``function`` (see the engine's schema) with the
+        ``arguments`` it is given when asked, as a write transaction of its own, in one round
+        trip, and return its row. ``None``, with nothing run and nothing asked: the engine
+        keeps no functions (SQLite, whose statements are calls in this process already), or
+        this thread has a write open (a batch), which the call must join, not leave."""
         ...
 
     def close(self) -> None:

@@ -25,6 +25,7 @@ from chronomem.text.lexicon import index_terms
 __all__ = [
     "CONTEXT_TURNS",
     "FIELD_WEIGHTS",
+    "document_columns",
     "index_document",
     "reindex",
     "turns_before",
@@ -54,13 +55,18 @@ def index_document(
 
     ``context`` holds the stored body terms of the preceding turns, nearest first.
     """
-    body = " ".join(index_terms(content))
-    columns = [body, *context[:CONTEXT_TURNS]]
-    columns += [""] * (len(FIELD_WEIGHTS) - len(columns))
+    columns = document_columns(content, context)
     conn.dialect.index_terms(
         conn, owner, kind, rowid, columns, weighted_length([c.split() for c in columns])
     )
-    return body
+    return columns[0]
+
+
+def document_columns(content: str, context: Sequence[str] = ()) -> list[str]:
+    """The columns an item is indexed by: its body terms, then its context's (see
+    :func:`index_document`), each a space-separated string, every column present."""
+    columns = [" ".join(index_terms(content)), *context[:CONTEXT_TURNS]]
+    return columns + [""] * (len(FIELD_WEIGHTS) - len(columns))
 
 
 def turns_before(

@@ -16,10 +16,16 @@ from dataclasses import dataclass
 
 from chronomem._model import FactId
 from chronomem._validate import FactInput
-from chronomem.claims.contradictions import conflicting_ids, conflicts_of_keys, parse_claim
+from chronomem.claims.contradictions import (
+    conflicting_ids,
+    conflicts_of_keys,
+    parse_claim,
+    values_conflict,
+)
 from chronomem.engine.dialect import Conn
-from chronomem.recall.lexindex import index_document
-from chronomem.recall.semantic.vectors import store_vector
+from chronomem.engine.storage import Storage
+from chronomem.recall.lexindex import document_columns, index_document, weighted_length
+from chronomem.recall.semantic.vectors import store_vector, vector_of
 from chronomem.text.entities import entity_key, extract_entities
 from chronomem.text.sameness import content_key
 from chronomem.text.tokens import terms
@@ -143,15 +149,77 @@ def insert_fact(
 
 
 def remember_fact(
-    conn: Conn, owner: str, p: Prepared, *, dedup: bool, clock: SystemClock
+    db: Storage, owner: str, p: Prepared, *, dedup: bool, clock: SystemClock
 ) -> FactId:
     """What ``remember`` stores and returns: ``p`` as a new fact, or, with ``dedup``, the
     owner's active fact that already says it (see :func:`find_duplicate`, :func:`known_fact`).
 
-    On PostgreSQL the new fact's row and entities go out with the duplicate probe, before its
-    answer, inside a savepoint that a duplicate rolls back: a new fact then waits for the
-    server twice (the probe with the row, the check and the entities; COMMIT), not three
-    times. SQLite, with no server to wait for, probes first.
+    Where the engine keeps chronomem's functions (PostgreSQL) and this thread has no batch
+    open, all of it is one call of the server's ``chronomem_remember`` (see version 9 in
+    engine/postgres/schema.py): one round trip, its own transaction. Elsewhere it is the
+    statements below, in a write transaction of the caller's batch or of its own.
+    """
+    called = _remember_called(db, owner, p, dedup=dedup, clock=clock)
+    if called is not None:
+        return called
+    with db.write() as conn:
+        return _remember_in(conn, owner, p, dedup=dedup, clock=clock)
+
+
+def _remember_called(
+    db: Storage, owner: str, p: Prepared, *, dedup: bool, clock: SystemClock
+) -> FactId | None:
+    """:func:`remember_fact` as one call of the server's function, or ``None`` (nothing
+    done) where the engine has none or a batch is open."""
+    made: list[str] = []  # the new fact's id, once the call is made
+
+    def arguments() -> list[object]:
+        now = clock.now()
+        made.append(new_fact_id(now))
+        return _function_arguments(owner, p, made[0], now, dedup=dedup)
+
+    row = db.call("chronomem_remember", arguments)
+    if row is None:
+        return None
+    duplicate_of, ids, values = row
+    attr, value = p.claim if p.claim else ("", "")
+    contradicts = tuple(
+        fid
+        for fid, other in zip(ids or (), values or (), strict=True)
+        if values_conflict(attr, value, other)
+    )
+    if duplicate_of is not None:
+        return FactId(duplicate_of, contradicts, duplicate_of=duplicate_of)
+    return FactId(made[0], contradicts)
+
+
+def _function_arguments(
+    owner: str, p: Prepared, fid: str, system_time: int, *, dedup: bool
+) -> list[object]:
+    """``chronomem_remember``'s arguments, in its order: what :func:`_insert_row` and
+    :func:`_index_row` would send as statements, derived by the same functions."""
+    d = p.data
+    attr, value = p.claim if p.claim else (None, None)
+    keyed = sorted(zip(p.keys, p.names, strict=True))  # in key order, as _entity_ids
+    columns = document_columns(d.content)
+    return [
+        owner, fid, d.content, d.category, d.trust, d.confidence, d.source, d.metadata,
+        json.dumps(p.names, ensure_ascii=False), p.terms, attr, value, system_time,
+        d.valid_from if d.valid_from is not None else system_time, p.content_key,
+        _content_lock(owner, p) if dedup else None,
+        [key for key, _ in keyed], [name for _, name in keyed], p.caller_named,
+        columns[0], sorted({t for c in columns for t in c.split()}),
+        weighted_length([c.split() for c in columns]), vector_of(d.content),
+    ]  # fmt: skip
+
+
+def _remember_in(conn: Conn, owner: str, p: Prepared, *, dedup: bool, clock: SystemClock) -> FactId:
+    """:func:`remember_fact` as statements inside the caller's write transaction.
+
+    On PostgreSQL (inside a batch) the new fact's row and entities go out with the
+    duplicate probe, before its answer, inside a savepoint that a duplicate rolls back: a
+    new fact then waits for the server twice (the probe with the row, the check and the
+    entities; COMMIT), not three times. SQLite, with no server to wait for, probes first.
     """
     if not dedup:
         return insert_fact(conn, owner, p, system_time=clock.now())
@@ -265,8 +333,7 @@ def _probe(conn: Conn, owner: str, p: Prepared) -> Callable[[], str | None]:
         # Not read back: the server runs the probe below only once it holds the lock, so
         # the two travel in one round trip (with the write's BEGIN).
         conn.execute(
-            "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))",
-            ("chronomem.content:" + json.dumps([owner, p.content_key]),),
+            "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (_content_lock(owner, p),)
         )
     cur = conn.execute(
         f"""SELECT id FROM chronomem_facts
@@ -281,6 +348,12 @@ def _probe(conn: Conn, owner: str, p: Prepared) -> Callable[[], str | None]:
         return None if row is None else str(row[0])
 
     return read
+
+
+def _content_lock(owner: str, p: Prepared) -> str:
+    """The key of the advisory lock a duplicate check holds on PostgreSQL (see
+    :func:`find_duplicate`)."""
+    return "chronomem.content:" + json.dumps([owner, p.content_key])
 
 
 def known_fact(conn: Conn, owner: str, p: Prepared, fact_id: str) -> FactId:

@@ -25,7 +25,7 @@ import logging
 import re
 import threading
 import urllib.parse
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -48,6 +48,15 @@ _STATISTICS_WAIT_SECONDS = 1.0
 """How long gathering planner statistics after a write waits for a free connection."""
 _MAX_PARAMETERS = 10_000
 """Parameters of one multi-row insert made of an ``executemany`` (PostgreSQL's cap: 65,535)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _call_statement(quoted_schema: str, function: str, count: int) -> str:
+    # The schema named: a borrowed pool's connections have no search_path of ours (the
+    # function sets its own for its body).
+    if not function.isidentifier():
+        raise ValueError(f"not a function name: {function!r}")
+    return f"SELECT * FROM {quoted_schema}.{function}({', '.join(['%s'] * count)})"
 
 
 @functools.lru_cache(maxsize=1024)
@@ -381,6 +390,25 @@ class PostgresDatabase:
                 self._local.conn = None
         if is_checkpoint(next(self._writes)):
             self._gather_statistics()
+
+    def call(self, function: str, arguments: Callable[[], Sequence[Any]]) -> tuple[Any, ...] | None:
+        """Call chronomem's ``function`` in this memory's schema as a transaction of its own:
+        one statement on an autocommit connection, so neither BEGIN nor COMMIT is sent, and
+        one round trip. ``None`` inside a batch of this thread (see :class:`Storage`)."""
+        if getattr(self._local, "conn", None) is not None:
+            return None
+        values = list(arguments())
+        statement = _call_statement(self._quoted, function, len(values))
+        try:
+            with self._pool.connection() as raw, _autocommit(raw):
+                row = raw.execute(statement, values).fetchone()
+        except psycopg_pool.PoolTimeout as e:
+            raise DatabaseError(f"no connection to {self.path} within the timeout: {e}") from e
+        except psycopg.Error as e:
+            raise DatabaseError(f"write failed on {self.path}: {e}") from e
+        if is_checkpoint(next(self._writes)):
+            self._gather_statistics()
+        return tuple(row) if row is not None else None
 
     def _gather_statistics(self) -> None:
         """Analyse the tables a new memory's planner is still blind to (see statistics.py),

@@ -25,7 +25,8 @@ import sqlite3
 import threading
 import urllib.parse
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 # One implementation of the WAL switch and the connection settings for both packages of this
 # distribution: they share the file, so it must never run under two policies.
@@ -262,6 +263,11 @@ class Database:
             finally:
                 with contextlib.suppress(sqlite3.Error):
                     self.conn.execute("COMMIT")
+
+    def call(self, function: str, arguments: Callable[[], Sequence[Any]]) -> tuple[Any, ...] | None:
+        """``None``: a SQLite file keeps no functions of chronomem's (a write's statements
+        are calls in this process, with no server to wait for)."""
+        return None
 
     def close(self) -> None:
         """Release the file; safe to call twice."""

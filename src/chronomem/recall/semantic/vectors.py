@@ -14,19 +14,23 @@ from collections.abc import Sequence
 from chronomem.engine.dialect import Conn
 from chronomem.recall.semantic.model import load_model
 
-__all__ = ["BACKFILL_BATCH", "backfill", "read_vectors", "store_vector"]
+__all__ = ["BACKFILL_BATCH", "backfill", "read_vectors", "store_vector", "vector_of"]
 
 BACKFILL_BATCH = 2000
 
 
 def store_vector(conn: Conn, rowid: int, text: str) -> None:
     """Store ``text``'s vector for the item ``rowid`` (nothing when the channel is off)."""
-    model = load_model()
-    if model is None:
-        return
-    vector = model.encode(text)
+    vector = vector_of(text)
     if vector is not None:
         conn.execute("INSERT INTO chronomem_vectors (item, vec) VALUES (?, ?)", (rowid, vector))
+
+
+def vector_of(text: str) -> bytes | None:
+    """The vector stored for ``text``: ``None`` when the channel is off or the text has no
+    meaning to store."""
+    model = load_model()
+    return None if model is None else model.encode(text)
 
 
 def read_vectors(conn: Conn, rowids: Sequence[int]) -> tuple[list[int], list[bytes]]:
