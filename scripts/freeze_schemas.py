@@ -61,6 +61,7 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("chronomem", "postgres", 6, "59763c993f5b10c555b9948bacdc288e0d057c78"),
     ("chronomem", "postgres", 7, "976b01ae9d998f382e745e760ac015bca9f32248"),
     ("chronomem", "postgres", 8, "780c5464de0fb4750008fd1699f5e221e2c1bb9b"),
+    ("chronomem", "postgres", 9, "0cc872b78d8d94fdb017b2de9f1a172da855efd2"),
     ("chronica", "sqlite", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
     ("chronica", "sqlite", 2, "f93cda7da764eab98f8f93f0f99888258d2d73ae"),
     ("chronica", "postgres", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
