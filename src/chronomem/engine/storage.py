@@ -1,9 +1,11 @@
 """Which engine a memory runs on: a SQLite file by default, PostgreSQL given a DSN or a pool.
 
-Both offer the same three things (``write()`` and ``read()`` transactions yielding a
-:class:`~chronomem.engine.dialect.Conn`, and ``close()``), so everything above this module is the
-same code on both. psycopg is imported only when a PostgreSQL target is given: the core
-never needs the ``postgres`` extra.
+Both offer the same things (``write()`` and ``read()`` transactions yielding a
+:class:`~chronomem.engine.dialect.Conn`, ``call()`` of a server function, and ``close()``), so
+everything above this module is the same code on both; SQLite answers ``call()`` with
+``None`` (it keeps no functions), and the caller then writes the same rows as statements.
+psycopg is imported only when a PostgreSQL target is given: the core never needs the
+``postgres`` extra.
 """
 
 from __future__ import annotations

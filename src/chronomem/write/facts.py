@@ -1,7 +1,9 @@
 """Storing one fact: its row, its FTS entry, its entities and their co-occurrence links.
 
-Everything here runs inside the caller's ``BEGIN IMMEDIATE`` transaction, so a fact and all of
-its index entries appear together or not at all.
+The statements here run inside one write transaction (the caller's, or the one
+:func:`remember_fact` opens), so a fact and all of its index entries appear together or not
+at all. On PostgreSQL a ``remember`` outside a batch runs the same statements on the server,
+as one call of its ``chronomem_remember`` (see :func:`remember_fact`).
 """
 
 from __future__ import annotations
