@@ -28,6 +28,7 @@ __all__ = [
     "Cursor",
     "Dialect",
     "Pooled",
+    "distinct_terms",
     "first_of_each",
 ]
 
@@ -87,6 +88,12 @@ span (a row ``timed(rowid, at)``), so the date prior scores the day it speaks of
 
 
 _named = tuple.__new__  # Pooled._make without its length check: the columns are fixed above
+
+
+def distinct_terms(columns: Sequence[str]) -> list[str]:
+    """An indexed item's distinct terms over its columns (space-separated strings), sorted:
+    each is one posting and one document-frequency count, on either engine."""
+    return sorted({t for c in columns for t in c.split()})
 
 
 def first_of_each(rows: Iterable[Sequence[Any]]) -> list[Pooled]:

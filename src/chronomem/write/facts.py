@@ -24,7 +24,7 @@ from chronomem.claims.contradictions import (
     parse_claim,
     values_conflict,
 )
-from chronomem.engine.dialect import Conn
+from chronomem.engine.dialect import Conn, distinct_terms
 from chronomem.engine.storage import Storage
 from chronomem.recall.lexindex import document_columns, index_document, weighted_length
 from chronomem.recall.semantic.vectors import store_vector, vector_of
@@ -210,7 +210,7 @@ def _function_arguments(
         d.valid_from if d.valid_from is not None else system_time, p.content_key,
         _content_lock(owner, p) if dedup else None,
         [key for key, _ in keyed], [name for _, name in keyed], p.caller_named,
-        columns[0], sorted({t for c in columns for t in c.split()}),
+        columns[0], distinct_terms(columns),
         weighted_length([c.split() for c in columns]), vector_of(d.content),
     ]  # fmt: skip
 

@@ -15,16 +15,11 @@ zero loses its rows, and with them the last trace of the word.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 
-from chronomem.engine.dialect import Conn
+from chronomem.engine.dialect import Conn, distinct_terms
 from chronomem.recall.lexindex import CONTEXT_TURNS, turns_before, weighted_length
 
 __all__ = ["Unindexer", "forget_from_context"]
-
-
-def _distinct(columns: Sequence[str]) -> set[str]:
-    return {t for c in columns for t in c.split()}
 
 
 class Unindexer:
@@ -49,11 +44,11 @@ class Unindexer:
         columns = self._columns(rowid)
         if columns is None:
             return 0
-        terms = _distinct(columns)
+        terms = distinct_terms(columns)
         if self._pg and terms:
             self.conn.execute(
                 "DELETE FROM chronomem_postings WHERE owner = ? AND rowid = ? AND term = ANY(?)",
-                (self.owner, rowid, sorted(terms)),
+                (self.owner, rowid, terms),
             )
         self.conn.execute("DELETE FROM chronomem_lex WHERE rowid = ?", (rowid,))
         self._terms.update(terms)
@@ -80,7 +75,7 @@ class Unindexer:
         if old is None or old[1:] == context:
             return
         new = [old[0], *context]
-        gone = _distinct(old) - _distinct(new)
+        gone = set(distinct_terms(old)) - set(distinct_terms(new))
         self.conn.execute(
             "UPDATE chronomem_lex SET ctx1 = ?, ctx2 = ? WHERE rowid = ?", (*context, rowid)
         )

@@ -20,7 +20,14 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
-from chronomem.engine.dialect import POOL_COLUMNS, TIMED_COLUMNS, Conn, Pooled, first_of_each
+from chronomem.engine.dialect import (
+    POOL_COLUMNS,
+    TIMED_COLUMNS,
+    Conn,
+    Pooled,
+    distinct_terms,
+    first_of_each,
+)
 
 __all__ = ["POSTGRES", "SHARDS", "HeldCounters"]
 
@@ -201,7 +208,7 @@ class PostgresDialect:
             "INSERT INTO chronomem_lex (rowid, body, ctx1, ctx2) VALUES (?, ?, ?, ?)",
             (rowid, *columns),
         )
-        distinct = sorted({t for c in columns for t in c.split()})
+        distinct = distinct_terms(columns)
         if distinct:
             conn.execute(
                 """INSERT INTO chronomem_postings (owner, term, rowid)

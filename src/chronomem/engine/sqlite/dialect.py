@@ -11,7 +11,14 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from chronomem.engine.dialect import POOL_COLUMNS, TIMED_COLUMNS, Conn, Pooled, first_of_each
+from chronomem.engine.dialect import (
+    POOL_COLUMNS,
+    TIMED_COLUMNS,
+    Conn,
+    Pooled,
+    distinct_terms,
+    first_of_each,
+)
 from chronomem.engine.sqlite.frequencies import count_terms, fold, journal_counts
 
 __all__ = ["SQLITE", "SQLiteConnection"]
@@ -100,7 +107,7 @@ class SQLiteDialect:
             "INSERT INTO chronomem_lex (rowid, body, ctx1, ctx2) VALUES (?, ?, ?, ?)",
             (rowid, *columns),
         )
-        distinct = sorted({t for c in columns for t in c.split()})
+        distinct = distinct_terms(columns)
         count_terms(conn, owner, distinct, journal=_journal(conn))
         conn.execute(
             """INSERT INTO chronomem_corpus (owner, kind, items, length) VALUES (?, ?, 1, ?)
