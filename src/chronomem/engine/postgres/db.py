@@ -337,26 +337,36 @@ class PostgresDatabase:
 
     @contextlib.contextmanager
     def _transaction(self, *, read_only: bool) -> Iterator[PostgresConnection]:
+        action = "read" if read_only else "write"
+        with self._translated(action), self._pool.connection() as raw, _autocommit(raw):
+            if read_only:
+                with _snapshot(raw, None if self._owns_pool else self._quoted):
+                    yield PostgresConnection(raw)
+                return
+            with _pipelined(raw, None if self._owns_pool else self._quoted):
+                conn = PostgresConnection(raw, HeldCounters())
+                try:
+                    yield conn
+                except BaseException:
+                    conn.drop_held()
+                    raise
+                POSTGRES.settle(conn)
+                conn.flush()
+
+    @contextlib.contextmanager
+    def _translated(self, action: str) -> Iterator[None]:
+        """The driver's and the pool's errors as :class:`DatabaseError`, naming ``action``."""
         try:
-            with self._pool.connection() as raw, _autocommit(raw):
-                if read_only:
-                    with _snapshot(raw, None if self._owns_pool else self._quoted):
-                        yield PostgresConnection(raw)
-                    return
-                with _pipelined(raw, None if self._owns_pool else self._quoted):
-                    conn = PostgresConnection(raw, HeldCounters())
-                    try:
-                        yield conn
-                    except BaseException:
-                        conn.drop_held()
-                        raise
-                    POSTGRES.settle(conn)
-                    conn.flush()
+            yield
         except psycopg_pool.PoolTimeout as e:
             raise DatabaseError(f"no connection to {self.path} within the timeout: {e}") from e
         except psycopg.Error as e:
-            action = "read" if read_only else "write"
             raise DatabaseError(f"{action} failed on {self.path}: {e}") from e
+
+    def _committed(self) -> None:
+        """After each top-level write: planner statistics, now and then (statistics.py)."""
+        if is_checkpoint(next(self._writes)):
+            self._gather_statistics()
 
     @contextlib.contextmanager
     def write(self) -> Iterator[PostgresConnection]:
@@ -388,8 +398,7 @@ class PostgresDatabase:
                 yield conn
             finally:
                 self._local.conn = None
-        if is_checkpoint(next(self._writes)):
-            self._gather_statistics()
+        self._committed()
 
     def call(self, function: str, arguments: Callable[[], Sequence[Any]]) -> tuple[Any, ...] | None:
         """Call chronomem's ``function`` in this memory's schema as a transaction of its own:
@@ -399,15 +408,9 @@ class PostgresDatabase:
             return None
         values = list(arguments())
         statement = _call_statement(self._quoted, function, len(values))
-        try:
-            with self._pool.connection() as raw, _autocommit(raw):
-                row = raw.execute(statement, values).fetchone()
-        except psycopg_pool.PoolTimeout as e:
-            raise DatabaseError(f"no connection to {self.path} within the timeout: {e}") from e
-        except psycopg.Error as e:
-            raise DatabaseError(f"write failed on {self.path}: {e}") from e
-        if is_checkpoint(next(self._writes)):
-            self._gather_statistics()
+        with self._translated("write"), self._pool.connection() as raw, _autocommit(raw):
+            row = raw.execute(statement, values).fetchone()
+        self._committed()
         return tuple(row) if row is not None else None
 
     def _gather_statistics(self) -> None:
