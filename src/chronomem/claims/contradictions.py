@@ -17,7 +17,7 @@ a denial of something else never contradict: the rule prefers silence to a false
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from chronomem._model import Contradiction
 from chronomem.claims.reader import Claim, read_claim
@@ -26,6 +26,7 @@ from chronomem.text.lexicon import stem
 
 __all__ = [
     "conflicting_ids",
+    "conflicts_among",
     "conflicts_of_keys",
     "encode",
     "find_contradictions",
@@ -124,9 +125,18 @@ def _conflicts_sent(
             ORDER BY f.rowid""",
         (owner, attr, category, value, *entity_params),
     )
-    return lambda: tuple(
-        fid for _, fid, other in cur.fetchall() if values_conflict(attr, value, other)
-    )
+    return lambda: conflicts_among(claim, ((fid, other) for _, fid, other in cur.fetchall()))
+
+
+def conflicts_among(
+    claim: tuple[str, str] | None, candidates: Iterable[tuple[str, str]]
+) -> tuple[str, ...]:
+    """The ids of ``candidates`` (``(id, value)`` of active facts making a claim on the
+    same attribute of the same entities) whose value conflicts with ``claim``'s."""
+    if claim is None:
+        return ()
+    attr, value = claim
+    return tuple(fid for fid, other in candidates if values_conflict(attr, value, other))
 
 
 def find_contradictions(conn: Conn, owner: str) -> list[Contradiction]:

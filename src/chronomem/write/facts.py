@@ -20,9 +20,9 @@ from chronomem._model import FactId
 from chronomem._validate import FactInput
 from chronomem.claims.contradictions import (
     conflicting_ids,
+    conflicts_among,
     conflicts_of_keys,
     parse_claim,
-    values_conflict,
 )
 from chronomem.engine.dialect import Conn, distinct_terms
 from chronomem.engine.storage import Storage
@@ -184,12 +184,7 @@ def _remember_called(
     if row is None:
         return None
     duplicate_of, ids, values = row
-    attr, value = p.claim if p.claim else ("", "")
-    contradicts = tuple(
-        fid
-        for fid, other in zip(ids or (), values or (), strict=True)
-        if values_conflict(attr, value, other)
-    )
+    contradicts = conflicts_among(p.claim, zip(ids or (), values or (), strict=True))
     if duplicate_of is not None:
         return FactId(duplicate_of, contradicts, duplicate_of=duplicate_of)
     return FactId(made[0], contradicts)
