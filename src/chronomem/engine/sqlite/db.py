@@ -178,7 +178,9 @@ class Database:
             configure(self.conn, synchronous=synchronous, busy_timeout_ms=_BUSY_TIMEOUT_MS)
             if self.path not in _IN_MEMORY:
                 self.conn.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES}")
-                self._checkpoints = Checkpointer(self.path, synchronous=synchronous)
+                self._checkpoints = Checkpointer(
+                    self.path, synchronous=synchronous, backstop_pages=BACKSTOP_PAGES
+                )
                 # An unclosed memory's thread stops when the memory is collected.
                 weakref.finalize(self, self._checkpoints.close)
         except sqlite3.Error as e:
@@ -214,8 +216,8 @@ class Database:
                     raise DatabaseError(f"write failed: {exc}") from exc
                 raise
             else:
-                if self._checkpoints is not None:
-                    self._checkpoints.committed()
+                if self._checkpoints is not None and self._checkpoints.committed():
+                    self._checkpoints.catch_up(self.conn)
             finally:
                 self._depth = 0
 
