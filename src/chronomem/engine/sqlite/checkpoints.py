@@ -96,9 +96,9 @@ class Checkpointer:
     def committed(self) -> bool:
         """Count a commit of the writer; every :data:`CHECKPOINT_EVERY`-th wakes the thread.
 
-        Returns whether the thread's checkpoint has run through :data:`CHECKPOINT_EVERY`
-        commits, so the writer should :meth:`catch_up`. Called with the writer's lock held, so
-        commits are counted one at a time."""
+        Returns whether the thread's running checkpoint began as many commits ago as would
+        take the log past the backstop, so the writer should :meth:`catch_up`. Called with
+        the writer's lock held, so commits are counted one at a time."""
         self._count += 1
         began_at = self._began_at
         behind = began_at is not None and self._count - began_at >= self._behind_after
