@@ -54,9 +54,7 @@ def assert_index_consistent(mem: ChronoMem) -> None:
     for owner, kind, *columns in docs:
         df.update((owner, t) for t in {t for c in columns for t in c.split()})
         items[(owner, kind)] += 1
-        length[(owner, kind)] = length.get((owner, kind), 0.0) + weighted_length(
-            [c.split() for c in columns]
-        )
+        length[(owner, kind)] = length.get((owner, kind), 0.0) + weighted_length(columns)
     assert document_frequencies(mem) == dict(df)
     corpus = rows(mem, """SELECT owner, kind, sum(items), sum(length) FROM chronomem_corpus
                           GROUP BY owner, kind""")  # fmt: skip

@@ -38,9 +38,10 @@ CONTEXT_TURNS = len(FIELD_WEIGHTS) - 1
 """How many turns before an episode its context holds."""
 
 
-def weighted_length(fields: Sequence[Sequence[str]]) -> float:
-    """A document's length for BM25's length normalisation: its terms, weighted by column."""
-    return sum(w * len(f) for w, f in zip(FIELD_WEIGHTS, fields, strict=False))
+def weighted_length(columns: Sequence[str]) -> float:
+    """A document's length for BM25's length normalisation: the terms of its columns
+    (space-separated strings, see :func:`document_columns`), weighted by column."""
+    return sum(w * len(c.split()) for w, c in zip(FIELD_WEIGHTS, columns, strict=False))
 
 
 def index_document(
@@ -56,9 +57,7 @@ def index_document(
     ``context`` holds the stored body terms of the preceding turns, nearest first.
     """
     columns = document_columns(content, context)
-    conn.dialect.index_terms(
-        conn, owner, kind, rowid, columns, weighted_length([c.split() for c in columns])
-    )
+    conn.dialect.index_terms(conn, owner, kind, rowid, columns, weighted_length(columns))
     return columns[0]
 
 

@@ -210,7 +210,7 @@ def _function_arguments(
         _content_lock(owner, p) if dedup else None,
         [key for key, _ in keyed], [name for _, name in keyed], p.caller_named,
         columns[0], distinct_terms(columns),
-        weighted_length([c.split() for c in columns]), vector_of(d.content),
+        weighted_length(columns), vector_of(d.content),
     ]  # fmt: skip
 
 

@@ -53,7 +53,7 @@ class Unindexer:
         self.conn.execute("DELETE FROM chronomem_lex WHERE rowid = ?", (rowid,))
         self._terms.update(terms)
         self._items[kind] += 1
-        self._shorten(kind, weighted_length([c.split() for c in columns]))
+        self._shorten(kind, weighted_length(columns))
         return len(terms)
 
     def refresh_followers(self, session: str, seq: int) -> None:
@@ -85,7 +85,7 @@ class Unindexer:
                 (self.owner, rowid, sorted(gone)),
             )
         self._terms.update(gone)
-        before, after = (weighted_length([c.split() for c in x]) for x in (old, new))
+        before, after = (weighted_length(x) for x in (old, new))
         self._shorten("episode", before - after)
 
     def _shorten(self, kind: str, length: float) -> None:
