@@ -36,6 +36,7 @@ from chronomem.write.facts import (
     remember_fact,
 )
 from chronomem.write.unindex import forget_from_context
+from chronomem.write.upgrade import upgrade_data
 
 from ._errors import (
     ChronoMemError,
@@ -104,7 +105,7 @@ class ChronoMem:
             raise InvalidArgumentError("token_counter", "must be a callable str -> int")
         self._count: Callable[[str], int] = token_counter or estimate_tokens
         self.weights = check_weights(weights)
-        self._db = open_storage(path, synchronous=synchronous, schema=schema)
+        self._db = open_storage(path, upgrade=upgrade_data, synchronous=synchronous, schema=schema)
         self._clock = SystemClock()
         self._batching = threading.local()  # this thread's open batch() blocks (views share it)
         # The lexical channel's measured parameters; scripts/eval_locomo.py ablates them.

@@ -141,8 +141,8 @@ def _old_entity_key(name: str) -> str:
 def test_rekey_merges_entities_an_old_key_kept_apart(monkeypatch: pytest.MonkeyPatch) -> None:
     # SQLite only: a step of the migration of files written before version 3 (a PostgreSQL
     # memory starts at that layout, with today's keys).
-    from chronomem.text.entities import rekey_entities
     from chronomem.write import facts as _write
+    from chronomem.write.upgrade import rekey_entities
 
     with ChronoMem(":memory:") as mem:
         with monkeypatch.context() as m:  # write the way the old version did

@@ -22,6 +22,7 @@ from scripts.freeze_schemas import EPISODES, FACTS, FORGET_REASON, MOVED, OTHER_
 from chronomem import ChronoMem
 from chronomem.engine.postgres import schema as pg_schema_module
 from chronomem.engine.sqlite import schema as sqlite_schema_module
+from chronomem.write.upgrade import upgrade_data
 from tests.frozen_schemas import (
     load_postgres,
     load_sqlite,
@@ -114,7 +115,7 @@ def _sqlite_replay(steps: Sequence[Any], path: Path) -> set[tuple[Any, ...]]:
     try:
         conn.execute("CREATE TABLE chronomem_schema (version INTEGER NOT NULL)")
         for step in steps:
-            step(conn)  # the steps need only execute()
+            step(conn, upgrade_data)  # the steps need only execute()
     finally:
         conn.close()
     return sqlite_schema(path, "chronomem_")

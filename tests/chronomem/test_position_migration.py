@@ -19,9 +19,11 @@ from pathlib import Path
 from scripts.freeze_schemas import EPISODES
 
 from chronomem import ChronoMem
+from chronomem.engine.dialect import Conn
 from chronomem.engine.sqlite import schema
 from chronomem.engine.sqlite.dialect import SQLiteConnection
 from chronomem.recall.lexindex import reindex
+from chronomem.write import upgrade
 from tests.frozen_schemas import load_sqlite
 
 SESSION = "standup"
@@ -161,20 +163,20 @@ def test_a_second_migration_finds_nothing_to_renumber(tmp_path: Path) -> None:
     ChronoMem(path).close()
     conn = sqlite3.connect(path, isolation_level=None)
     try:
-        assert schema.renumber_positions(conn) == 0  # type: ignore[arg-type]  # execute() only
+        assert upgrade.renumber_positions(conn) == 0  # type: ignore[arg-type]  # execute() only
     finally:
         conn.close()
 
 
 def _crash_after_renumbering(path: str) -> None:
     """Runs in a child: the renumbering happens, then the process dies before the index."""
-    real = schema.renumber_positions
+    real = upgrade.renumber_positions
 
-    def renumber_then_die(conn: SQLiteConnection) -> int:
+    def renumber_then_die(conn: Conn) -> int:
         real(conn)
         os._exit(3)
 
-    schema.renumber_positions = renumber_then_die
+    upgrade.renumber_positions = renumber_then_die
     ChronoMem(path)
 
 

@@ -18,6 +18,7 @@ from chronomem.engine.postgres import schema as pg_schema
 from chronomem.engine.sqlite import schema as sqlite_schema
 from chronomem.engine.sqlite.dialect import SQLiteConnection
 from chronomem.recall import fusion, lexical
+from chronomem.write.upgrade import upgrade_data
 from tests.chronomem.backends import MemoryTarget, count, rows
 
 
@@ -109,7 +110,7 @@ def _old_sqlite(path: str, episodes: Sequence[tuple[str, str, int, str]]) -> Non
     with conn:
         conn.execute("CREATE TABLE chronomem_schema (version INTEGER NOT NULL)")
         for step in sqlite_schema._MIGRATIONS[:6]:
-            step(conn)
+            step(conn, upgrade_data)
         conn.execute("INSERT INTO chronomem_schema (version) VALUES (6)")
         conn.executemany(_OLD_EPISODE, episodes)
     conn.close()

@@ -6,6 +6,8 @@ differs between engines (:mod:`.dialect` says which). One subpackage per engine:
 :mod:`.storage` picks one from what the caller passed. :mod:`.facts` holds the statements the
 memory runs on whole items of the facts table (the same SQL on both engines).
 
-May import: :mod:`chronomem._errors`, the text and claim readers a migration re-runs, and
-chronica's SQLite helpers (one file may hold both packages). Imports no front door.
+A migration's data steps (index again, key again, embed) re-run the write path, which sits above
+the engine: the engine names them (:mod:`.upgrades`) and calls the ``DataUpgrade`` it is handed
+when storage opens (``chronomem.write.upgrade``). May import: :mod:`chronomem._errors` and
+chronica's SQLite helpers (one file may hold both packages); nothing else of chronomem.
 """

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from chronomem._errors import DatabaseError, InvalidArgumentError
 from chronomem.engine.dialect import Conn
+from chronomem.engine.upgrades import DataUpgrade
 
 __all__ = ["Storage", "is_postgres", "open_storage"]
 
@@ -66,8 +67,11 @@ def is_postgres(target: object) -> bool:
     return type(target).__module__.split(".")[0] == "psycopg_pool"
 
 
-def open_storage(target: object, *, synchronous: str, schema: str | None) -> Storage:
-    """Open (creating or migrating chronomem's tables) the database ``target`` names."""
+def open_storage(
+    target: object, *, upgrade: DataUpgrade, synchronous: str, schema: str | None
+) -> Storage:
+    """Open (creating or migrating chronomem's tables) the database ``target`` names;
+    ``upgrade`` carries out the data steps a migration asks for."""
     if is_postgres(target):
         try:
             from chronomem.engine.postgres.db import PostgresDatabase
@@ -75,7 +79,11 @@ def open_storage(target: object, *, synchronous: str, schema: str | None) -> Sto
             raise DatabaseError(
                 "a PostgreSQL memory needs the postgres extra: pip install 'chronomem[postgres]'"
             ) from e
-        return PostgresDatabase(target, schema="chronomem" if schema is None else schema)  # type: ignore[arg-type]  # is_postgres checked the type
+        return PostgresDatabase(
+            target,  # type: ignore[arg-type]  # is_postgres checked the type
+            upgrade=upgrade,
+            schema="chronomem" if schema is None else schema,
+        )
     if schema is not None:
         raise InvalidArgumentError("schema", "names a PostgreSQL schema; a SQLite file has none")
     if not isinstance(target, (str, os.PathLike)):
@@ -84,4 +92,4 @@ def open_storage(target: object, *, synchronous: str, schema: str | None) -> Sto
         )
     from chronomem.engine.sqlite.db import Database
 
-    return Database(target, synchronous=synchronous)
+    return Database(target, upgrade=upgrade, synchronous=synchronous)

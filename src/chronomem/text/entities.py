@@ -13,10 +13,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from chronomem.engine.dialect import Conn
 from chronomem.text.tokens import STOP_WORDS
 
-__all__ = ["entity_key", "extract_entities", "query_keys", "rekey_entities"]
+__all__ = ["entity_key", "extract_entities", "query_keys"]
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")  # lookbehind: linear time
 _URL = re.compile(r"\bhttps?://[^\s<>\"']+", re.IGNORECASE)
@@ -153,58 +152,3 @@ def query_keys(query: str) -> list[tuple[str, float]]:
             seen.add(key)
             out.append((key, weight))
     return out[:_MAX_KEYS]
-
-
-def rekey_entities(conn: Conn) -> int:
-    """Recompute every stored entity key after :func:`entity_key` changed; returns rows changed.
-
-    For a schema migration, inside its write transaction. A key was always ``entity_key`` of
-    the entity's name, so the name gives the new key. Entities whose new keys coincide (one
-    owner's ``ThinkPad T14`` and ``ThinkPad-T14``) merge into the oldest: its facts gain the
-    others' links, and co-occurrence weights are recounted from the facts for the survivors.
-    """
-    rows = conn.execute("SELECT id, owner, key, name FROM chronomem_entities ORDER BY id")
-    keeper: dict[tuple[str, str], int] = {}
-    merges: list[tuple[int, int]] = []
-    renames: list[tuple[str, int]] = []
-    for entity_id, owner, key, name in rows.fetchall():
-        new = entity_key(name) or key  # a name that folds to nothing keeps the key it has
-        survivor = keeper.setdefault((owner, new), entity_id)
-        if survivor != entity_id:
-            merges.append((entity_id, survivor))
-        elif new != key:
-            renames.append((new, entity_id))
-    for gone, survivor in merges:
-        conn.execute(
-            """INSERT OR IGNORE INTO chronomem_fact_entities (entity_id, fact_rowid)
-               SELECT ?, fact_rowid FROM chronomem_fact_entities WHERE entity_id = ?""",
-            (survivor, gone),
-        )
-        conn.execute("DELETE FROM chronomem_fact_entities WHERE entity_id = ?", (gone,))
-        conn.execute("DELETE FROM chronomem_entity_links WHERE src = ? OR dst = ?", (gone, gone))
-        conn.execute("DELETE FROM chronomem_entities WHERE id = ?", (gone,))
-    _recount_links(conn, sorted({survivor for _, survivor in merges}))
-    # Two steps, so a new key that another row still holds for a moment never trips UNIQUE.
-    conn.executemany(
-        "UPDATE chronomem_entities SET key = ? WHERE id = ?",
-        [(f"\x00{entity_id}", entity_id) for _, entity_id in renames],
-    )
-    conn.executemany("UPDATE chronomem_entities SET key = ? WHERE id = ?", renames)
-    return len(merges) + len(renames)
-
-
-def _recount_links(conn: Conn, entity_ids: list[int]) -> None:
-    """Set each link of these entities to the number of facts naming both ends."""
-    for entity_id in entity_ids:
-        conn.execute(
-            "DELETE FROM chronomem_entity_links WHERE src = ? OR dst = ?", (entity_id, entity_id)
-        )
-        conn.execute(
-            """INSERT INTO chronomem_entity_links (src, dst, weight)
-               SELECT a.entity_id, b.entity_id, count(*) FROM chronomem_fact_entities a
-               JOIN chronomem_fact_entities b
-                 ON b.fact_rowid = a.fact_rowid AND b.entity_id != a.entity_id
-               WHERE a.entity_id = ? OR b.entity_id = ?
-               GROUP BY a.entity_id, b.entity_id""",
-            (entity_id, entity_id),
-        )

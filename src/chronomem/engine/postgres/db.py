@@ -38,6 +38,7 @@ from chronomem.engine.postgres.dialect import POSTGRES, HeldCounters
 from chronomem.engine.postgres.held import NOTHING_TO_READ, HeldInserts, held_table, many_rows
 from chronomem.engine.postgres.schema import SCHEMA_VERSION, migrate, quoted_schema
 from chronomem.engine.postgres.statistics import analyse_if_blind, is_checkpoint
+from chronomem.engine.upgrades import DataUpgrade
 
 __all__ = ["PostgresDatabase", "memory_exists", "redacted", "scrubbed"]
 
@@ -290,9 +291,11 @@ class PostgresDatabase:
         self,
         target: str | psycopg_pool.ConnectionPool,
         *,
+        upgrade: DataUpgrade,
         schema: str = "chronomem",
         max_size: int = 10,
     ) -> None:
+        self._upgrade = upgrade
         self._quoted = quoted_schema(schema)
         self.schema = schema
         # The write transaction each thread has open (a batch), which its nested writes and
@@ -305,7 +308,7 @@ class PostgresDatabase:
             self._pool, self._owns_pool = target, False
             self.path = f"{target.name} (a borrowed pool), schema {schema}"
             with self.write() as conn:
-                migrate(conn, schema)
+                migrate(conn, schema, self._upgrade)
             self._writes = itertools.count(1)  # the memory's own writes count from here
             return
         if not isinstance(target, str):
@@ -330,7 +333,7 @@ class PostgresDatabase:
         try:
             with psycopg.connect(dsn, connect_timeout=10, **options) as raw, raw.transaction():
                 conn = PostgresConnection(raw)
-                migrate(conn, self.schema)
+                migrate(conn, self.schema, self._upgrade)
                 conn.flush()
         except psycopg.Error as e:
             raise _cannot_open(self.path, e, dsn)  # noqa: B904  # the cause is chosen there

@@ -17,7 +17,7 @@ import re
 
 from chronomem._errors import DatabaseError, InvalidArgumentError
 from chronomem.engine.dialect import Conn
-from chronomem.recall.lexindex import reindex
+from chronomem.engine.upgrades import DataStep, DataUpgrade
 
 __all__ = ["SCHEMA_VERSION", "migrate", "quoted_schema", "statements"]
 
@@ -307,8 +307,13 @@ $fn$
 _MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9)
 # Steps that are one statement whatever they hold (a function's body has ";\n" in it).
 _WHOLE = frozenset({_V9})
-# The steps after which every item is indexed again.
-_REINDEX_AFTER = frozenset({_V3})
+# The data steps (carried out by the write path) after a step's statements.
+_DATA_AFTER = {
+    _V3: DataStep.REINDEX,
+    _V4: DataStep.BACKFILL_VECTORS,
+    _V5: DataStep.FILL_MENTIONS,
+    _V6: DataStep.BACKFILL_CONTENT_KEYS,
+}
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 
@@ -352,9 +357,10 @@ def _has_column(conn: Conn, table: str, column: str) -> bool:
     return row is not None
 
 
-def migrate(conn: Conn, schema: str) -> None:
+def migrate(conn: Conn, schema: str, upgrade: DataUpgrade) -> None:
     """Create or upgrade chronomem's tables in ``schema`` (inside the caller's transaction,
-    with the connection's ``search_path`` already set to it)."""
+    with the connection's ``search_path`` already set to it), asking ``upgrade`` for each data
+    step a version needs."""
     quoted = quoted_schema(schema)
     if _current(conn):  # a role that may only read opens too (issue 20 item 11)
         return
@@ -379,19 +385,7 @@ def migrate(conn: Conn, schema: str) -> None:
             migration = _V5
         for statement in statements(migration):
             conn.execute(statement)
-        if migration in _REINDEX_AFTER:
-            reindex(conn)
-        if migration is _V4:
-            from chronomem.recall.semantic.vectors import backfill
-
-            backfill(conn)
-        if migration is _V6:
-            from chronomem.write.facts import backfill_content_keys
-
-            backfill_content_keys(conn)
-        if migration is _V5:
-            from chronomem.write.episodes import fill_mentions
-
-            fill_mentions(conn)
+        if migration in _DATA_AFTER:
+            upgrade(_DATA_AFTER[migration], conn)
         conn.execute("DELETE FROM chronomem_schema")
         conn.execute("INSERT INTO chronomem_schema (version) VALUES (?)", (step + 1,))

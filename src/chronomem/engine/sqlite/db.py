@@ -41,6 +41,7 @@ from chronomem.engine.sqlite.schema import (
     check_tables,
     migrate,
 )
+from chronomem.engine.upgrades import DataUpgrade
 
 __all__ = ["Database", "memory_exists"]
 
@@ -118,7 +119,10 @@ class Database:
     _checkpoints: Checkpointer | None = None
     """Runs the checkpoints of a file this process writes (see :mod:`.checkpoints`)."""
 
-    def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "NORMAL") -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, upgrade: DataUpgrade, synchronous: str = "NORMAL"
+    ) -> None:
+        self._upgrade = upgrade
         raw = os.fspath(path)
         self.path = raw if raw == ":memory:" else os.path.expanduser(raw)
         if not isinstance(synchronous, str) or synchronous not in _SYNCHRONOUS:
@@ -187,7 +191,7 @@ class Database:
             raise DatabaseError(f"cannot use {self.path!r}: {e}") from e
         with self.write() as conn:
             check_tables(conn, self.path)
-            migrate(conn)
+            migrate(conn, self._upgrade)
 
     @contextlib.contextmanager
     def write(self) -> Iterator[SQLiteConnection]:

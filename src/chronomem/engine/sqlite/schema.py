@@ -15,7 +15,7 @@ from chronica.stores.sqlite import integrity_problems
 from chronomem._errors import DatabaseError
 from chronomem.engine.sqlite.dialect import SQLiteConnection
 from chronomem.engine.sqlite.frequencies import JOURNAL_TABLE
-from chronomem.recall.lexindex import index_document, reindex
+from chronomem.engine.upgrades import DataStep, DataUpgrade
 
 __all__ = ["SCHEMA_VERSION", "check_file", "check_integrity", "check_tables", "migrate"]
 
@@ -103,46 +103,35 @@ CREATE TABLE chronomem_speakers (
 """
 
 
-def _reindex_facts(conn: SQLiteConnection) -> None:
-    """Move every version-1 fact into the new lexical index, then drop the old one."""
-    for rowid, owner, content in conn.execute(
-        "SELECT rowid, owner, content FROM chronomem_facts ORDER BY rowid"
-    ).fetchall():
-        index_document(conn, owner, "fact", rowid, content)
-    conn.execute("DROP TABLE chronomem_fts")
+Step = Callable[[SQLiteConnection, DataUpgrade], None]
+"""One version's migration: its DDL, and the data steps it asks the write path for."""
 
 
-def _script(sql: str) -> Callable[[SQLiteConnection], None]:
-    def run(conn: SQLiteConnection) -> None:
-        for statement in sql.split(";\n"):
-            if statement.strip():
-                conn.execute(statement)
+def _run(conn: SQLiteConnection, sql: str) -> None:
+    for statement in sql.split(";\n"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def _script(sql: str) -> Step:
+    def run(conn: SQLiteConnection, upgrade: DataUpgrade) -> None:
+        del upgrade  # DDL alone
+        _run(conn, sql)
 
     return run
 
 
-def _v2(conn: SQLiteConnection) -> None:
-    _script(_V2)(conn)
-    _reindex_facts(conn)
+def _v2(conn: SQLiteConnection, upgrade: DataUpgrade) -> None:
+    """Every version-1 fact moves into the new lexical index; the old one goes."""
+    _run(conn, _V2)
+    upgrade(DataStep.INDEX_FIRST_FACTS, conn)
+    conn.execute("DROP TABLE chronomem_fts")
 
 
-def _v3(conn: SQLiteConnection) -> None:
+def _v3(conn: SQLiteConnection, upgrade: DataUpgrade) -> None:
     """Entity keys fold punctuation next to a model code (``ThinkPad-T14``); speakers are keyed
     the same way; claims are read by the current claim reader."""
-    from chronomem.claims.contradictions import reparse_claims
-    from chronomem.text.entities import entity_key, rekey_entities
-
-    rekey_entities(conn)
-    speakers = conn.execute(
-        """SELECT DISTINCT owner, speaker FROM chronomem_facts
-           WHERE kind = 'episode' AND speaker IS NOT NULL"""
-    ).fetchall()
-    conn.execute("DELETE FROM chronomem_speakers")
-    conn.executemany(
-        "INSERT OR IGNORE INTO chronomem_speakers (owner, key) VALUES (?, ?)",
-        [(owner, key) for owner, speaker in speakers if (key := entity_key(speaker))],
-    )
-    reparse_claims(conn)  # after the rekey: a claim names its subject by entity key
+    upgrade(DataStep.REKEY_ENTITIES, conn)
 
 
 # Version 4: the entities of a fact by the fact, so contradictions() starts from the few
@@ -152,10 +141,10 @@ CREATE INDEX chronomem_fact_entities_by_fact ON chronomem_fact_entities(fact_row
 """
 
 
-def _v5(conn: SQLiteConnection) -> None:
-    """The lexicon's terms changed (word forms meet: see _wordforms.py): index again."""
-    _script(_EMPTY_LEXICAL_INDEX)(conn)
-    reindex(conn)
+def _v5(conn: SQLiteConnection, upgrade: DataUpgrade) -> None:
+    """The lexicon's terms changed (word forms meet: see text/wordforms.py): index again."""
+    _run(conn, _EMPTY_LEXICAL_INDEX)
+    upgrade(DataStep.REINDEX, conn)
 
 
 _EMPTY_LEXICAL_INDEX = """
@@ -173,12 +162,10 @@ CREATE TABLE IF NOT EXISTS chronomem_vectors (
 """
 
 
-def _v6(conn: SQLiteConnection) -> None:
+def _v6(conn: SQLiteConnection, upgrade: DataUpgrade) -> None:
     """Every item stored before the semantic channel gets its vector."""
-    from chronomem.recall.semantic.vectors import backfill
-
-    _script(_V6)(conn)
-    backfill(conn)
+    _run(conn, _V6)
+    upgrade(DataStep.BACKFILL_VECTORS, conn)
 
 
 # Version 8 (issue 18, "no duplicates" and "erase for real"; version 7 is another step of the
@@ -193,20 +180,18 @@ CREATE INDEX chronomem_facts_same_content ON chronomem_facts(owner, content_key)
 """
 
 
-def _v8(conn: SQLiteConnection) -> None:
+def _v8(conn: SQLiteConnection, upgrade: DataUpgrade) -> None:
     """Every fact stored before the key existed gets its key.
 
     Version 7 shipped (commits a596138 to fa60093) as this very step; the time step came
     before it later. A file of that version 7 has the keys and not the times, so it gets the
     time step instead (which can run again over its own work)."""
-    from chronomem.write.facts import backfill_content_keys
-
     columns = {row[1] for row in conn.execute("PRAGMA table_info(chronomem_facts)")}
     if "content_key" in columns:
-        _v7(conn)
+        _v7(conn, upgrade)
         return
-    _script(_V8)(conn)
-    backfill_content_keys(conn)
+    _run(conn, _V8)
+    upgrade(DataStep.BACKFILL_CONTENT_KEYS, conn)
 
 
 # Version 7 (issue 19, time): the times a turn mentions ("yesterday", "last month"), kept with
@@ -224,16 +209,14 @@ CREATE TABLE IF NOT EXISTS chronomem_mentions (
 """
 
 
-def _v7(conn: SQLiteConnection) -> None:
+def _v7(conn: SQLiteConnection, upgrade: DataUpgrade) -> None:
     """Every item stored before is indexed by its time, every episode gets its mentions,
     resolved against its stored ``at``."""
-    from chronomem.write.episodes import fill_mentions
-
     columns = {row[1] for row in conn.execute("PRAGMA table_info(chronomem_facts)")}
     if "mentions" not in columns:
         conn.execute("ALTER TABLE chronomem_facts ADD COLUMN mentions TEXT")
-    _script(_V7)(conn)
-    fill_mentions(conn)
+    _run(conn, _V7)
+    upgrade(DataStep.FILL_MENTIONS, conn)
 
 
 # Version 9 (issue 24 item 11): a turn's position in its session is unique, as PostgreSQL's
@@ -245,67 +228,11 @@ CREATE UNIQUE INDEX chronomem_episodes_in_session ON chronomem_facts(owner, sess
     WHERE kind = 'episode'
 """
 
-# A session whose positions are anything but 1..n: two turns sharing one, or one skipped.
-_MISNUMBERED = """
-SELECT owner, session FROM chronomem_facts WHERE kind = 'episode'
-GROUP BY owner, session
-HAVING count(seq) != count(*) OR count(DISTINCT seq) != count(*)
-    OR min(seq) != 1 OR max(seq) != count(*)
-ORDER BY owner, session
-"""
 
-
-def renumber_positions(conn: SQLiteConnection) -> int:
-    """Give the turns of every misnumbered session positions 1..n; returns how many moved.
-
-    The order kept is the one a reader saw: by position, then the turn written first (system
-    time, then rowid, so the result never depends on how SQLite happens to scan). A moved
-    turn may have new neighbours, so the session is indexed again with its turns' context as
-    ``remember_episode`` would build it now.
-    """
-    moved = 0
-    for owner, session in conn.execute(_MISNUMBERED).fetchall():
-        turns = conn.execute(
-            """SELECT rowid, seq FROM chronomem_facts
-               WHERE owner = ? AND session = ? AND kind = 'episode'
-               ORDER BY seq, system_time, rowid""",
-            (owner, session),
-        ).fetchall()
-        changes = [(i, rowid) for i, (rowid, seq) in enumerate(turns, 1) if seq != i]
-        conn.executemany("UPDATE chronomem_facts SET seq = ? WHERE rowid = ?", changes)
-        _index_session_again(conn, owner, session)
-        moved += len(changes)
-    return moved
-
-
-def _index_session_again(conn: SQLiteConnection, owner: str, session: str) -> None:
-    """Take the session's turns out of the lexical index, counters included, and index them
-    again in their new order; a purged turn stays out and reads as empty, as when purged."""
-    from chronomem.recall.lexindex import index_document
-    from chronomem.write.unindex import Unindexer
-
-    turns = conn.execute(
-        """SELECT rowid, content, forgotten, purged_at FROM chronomem_facts
-           WHERE owner = ? AND session = ? AND kind = 'episode' ORDER BY seq""",
-        (owner, session),
-    ).fetchall()
-    index = Unindexer(conn, owner)
-    for rowid, *_ in turns:
-        index.remove(rowid, "episode")
-    index.flush()
-    previous: list[str] = []  # the stored bodies of the turns so far, oldest first
-    for rowid, content, forgotten, purged_at in turns:
-        if purged_at is not None:
-            previous.append("")
-            continue
-        body = index_document(conn, owner, "episode", rowid, content, previous[::-1][:2])
-        previous.append("" if forgotten else body)
-
-
-def _v9(conn: SQLiteConnection) -> None:
+def _v9(conn: SQLiteConnection, upgrade: DataUpgrade) -> None:
     """Renumber, then forbid two turns one position (all in the migration's transaction)."""
-    renumber_positions(conn)
-    _script(_V9)(conn)
+    upgrade(DataStep.RENUMBER_POSITIONS, conn)
+    _run(conn, _V9)
 
 
 # Version 10 (issue 21): the active facts' categories, indexed, so listing them (the LangGraph
@@ -326,7 +253,7 @@ CREATE INDEX chronomem_entity_links_by_dst ON chronomem_entity_links(dst)
 
 
 # Index i holds the step that takes the schema from version i to i + 1.
-_MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
+_MIGRATIONS: tuple[Step, ...] = (
     _script(_V1),
     _v2,
     _v3,
@@ -400,14 +327,15 @@ def _version(conn: SQLiteConnection) -> int:
     return int(row[0]) if row and row[0] is not None else 0
 
 
-def migrate(conn: SQLiteConnection) -> None:
-    """Bring chronomem's tables to ``SCHEMA_VERSION`` inside the caller's write transaction."""
+def migrate(conn: SQLiteConnection, upgrade: DataUpgrade) -> None:
+    """Bring chronomem's tables to ``SCHEMA_VERSION`` inside the caller's write transaction,
+    asking ``upgrade`` for each data step a version needs."""
     conn.execute("CREATE TABLE IF NOT EXISTS chronomem_schema (version INTEGER NOT NULL)")
     version = _version(conn)
     if version > SCHEMA_VERSION:
         raise DatabaseError(f"chronomem schema version {version} is newer than {SCHEMA_VERSION}")
     for step in range(version, SCHEMA_VERSION):
-        _MIGRATIONS[step](conn)
+        _MIGRATIONS[step](conn, upgrade)
         conn.execute("DELETE FROM chronomem_schema")
         conn.execute("INSERT INTO chronomem_schema (version) VALUES (?)", (step + 1,))
     conn.journal = True
