@@ -28,6 +28,7 @@ from ._errors import (
     RestoreUnsupportedError,
     StoreError,
 )
+from ._frozen import FrozenDict
 from ._model import (
     ActaPage,
     ActorKind,
@@ -94,6 +95,7 @@ __all__ = [
     "EmptyOwnerIDError",
     "ErasableStore",
     "EraseUnsupportedError",
+    "FrozenDict",
     "IdempotencyUnsupportedError",
     "IdempotentStore",
     "InvalidActumError",

@@ -19,6 +19,7 @@ from ._errors import (
 )
 from ._frozen import EMPTY, FrozenDict, compact_json, frozen_copy, load_metadata, with_json
 from ._model import ActorKind, Actum, ActumKind, build_actum
+from .owners import owner_problem
 
 __all__ = [
     "MAX_CONTENT_BYTES",
@@ -97,7 +98,10 @@ def check_owner(owner_id: object) -> str:
         raise ChronicaTypeError("owner_id", "str", owner_id)
     if not owner_id.strip():
         raise EmptyOwnerIDError()
-    return _check_identifier("owner_id", owner_id, InvalidArgumentError)
+    problem = owner_problem(owner_id)
+    if problem:
+        raise InvalidArgumentError("owner_id", problem)
+    return owner_id
 
 
 def check_chronicum_id(chronicum_id: object) -> str:

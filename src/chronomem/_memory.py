@@ -55,6 +55,7 @@ from ._validate import (
     check_id,
     check_kinds,
     check_opt_text,
+    check_owner,
     check_positive,
     check_text,
     check_time,
@@ -100,7 +101,7 @@ class ChronoMem:
         synchronous: str = "NORMAL",
         schema: str | None = None,
     ) -> None:
-        self.owner = check_text("owner", owner, max_bytes=200)
+        self.owner = check_owner(owner)
         if token_counter is not None and not callable(token_counter):
             raise InvalidArgumentError("token_counter", "must be a callable str -> int")
         self._count: Callable[[str], int] = token_counter or estimate_tokens
@@ -137,7 +138,7 @@ class ChronoMem:
         closing either closes both.
         """
         view = copy.copy(self)
-        view.owner = check_text("owner", owner, max_bytes=200)
+        view.owner = check_owner(owner)
         return view
 
     # -- writes -------------------------------------------------------------------------------

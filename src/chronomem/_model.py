@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar
 
-from chronica._frozen import FrozenDict
+from chronica import FrozenDict
 
 __all__ = [
     "MAX_US",

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from chronica.owners import owner_problem
+
 from ._errors import InvalidArgumentError, InvalidFactError
 from ._model import to_us
 
@@ -31,6 +33,7 @@ __all__ = [
     "check_id",
     "check_kinds",
     "check_opt_text",
+    "check_owner",
     "check_positive",
     "check_text",
     "check_time",
@@ -78,6 +81,17 @@ def _utf8_size(field: str, value: str) -> int:
         return len(value.encode("utf-8"))
     except UnicodeEncodeError as e:
         raise InvalidArgumentError(field, "must be valid Unicode (lone surrogate)") from e
+
+
+def check_owner(value: object) -> str:
+    """``value`` if it is an owner by the rule chronica and chronomem share
+    (:mod:`chronica.owners`), else :class:`InvalidArgumentError` saying why."""
+    if not isinstance(value, str):
+        raise InvalidArgumentError("owner", f"must be a str, not {type(value).__name__}")
+    problem = owner_problem(value)
+    if problem:
+        raise InvalidArgumentError("owner", problem)
+    return value
 
 
 def check_opt_text(field: str, value: object, *, max_bytes: int = MAX_SHORT_TEXT) -> str | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chronomem import ChronoMemError
-from chronomem._validate import check_text
+from chronomem._validate import check_owner
 from chronomem.engine.storage import is_postgres
 
 if TYPE_CHECKING:
@@ -48,8 +48,6 @@ DEFAULT_DB = "~/.chronomem/memory.db"
 DEFAULT_OWNER = "default"
 """Whose memory it is unless told otherwise: the same owner ``ChronoMem(path)`` uses, so a
 fact written from Python is found by the command line and the server on the same file."""
-
-_OWNER_MAX_BYTES = 200  # as ChronoMem checks it
 
 
 class SettingsError(ChronoMemError, ValueError):
@@ -93,12 +91,6 @@ def make_private_folders(folder: Path) -> None:
             each.mkdir(mode=0o700)
         except FileExistsError:  # another process made it meanwhile
             continue
-
-
-def check_owner(owner: str) -> str:
-    """``owner`` if the library accepts it; otherwise the library's own ``ValueError`` saying
-    why (an empty owner is not "the default owner")."""
-    return check_text("owner", owner, max_bytes=_OWNER_MAX_BYTES)
 
 
 def resolve_owner(value: str | None, environ: Mapping[str, str]) -> str:

@@ -2,6 +2,6 @@
 
 Validation happens before (``chronomem._validate``); these functions run inside the caller's
 transaction. :mod:`.upgrade` holds the data steps of schema migrations, which the engine calls
-back when storage opens. May import :mod:`chronomem.text`, :mod:`chronomem.claims`, the lexical index and the
-engine's connection protocol.
+back when storage opens. May import :mod:`chronomem.text`, :mod:`chronomem.claims`,
+:mod:`chronomem.recall` (to index what it stores) and the engine.
 """
