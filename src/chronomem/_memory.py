@@ -8,6 +8,7 @@ import contextlib
 import copy
 import dataclasses
 import os
+import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -30,20 +31,16 @@ from chronomem.write import purge as purging
 from chronomem.write.episodes import check_episode, insert_episode, insert_episodes
 from chronomem.write.facts import (
     SystemClock,
-    insert_fact,
-    new_fact_id,
     prepare,
     remember_fact,
 )
-from chronomem.write.unindex import forget_from_context
+from chronomem.write.importing import import_records
+from chronomem.write.revise import forget_item, supersede_fact
 from chronomem.write.upgrade import upgrade_data
 
 from ._errors import (
     ChronoMemError,
-    FactNotActiveError,
-    FactNotFoundError,
     InvalidArgumentError,
-    InvalidFactError,
     UnknownIdError,
 )
 from ._model import Contradiction, Episode, Fact, FactId, Purged
@@ -64,7 +61,7 @@ from ._validate import (
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
-    from chronica import Chronicarius
+    from chronica import Chronicarius, RestoreBatch
 
 Item = Fact | Episode
 
@@ -212,29 +209,13 @@ class ChronoMem:
         p = prepare(check_fact(content, category=category, trust=trust, confidence=confidence,
                                valid_from=valid_from, entities=entities, source=source,
                                metadata=metadata))  # fmt: skip
-        with self._db.write() as conn:
-            active = self._active(conn, old, superseding=True)
-            if active.content_key == p.content_key:
-                raise InvalidFactError(
-                    "content", f"is what {old!r} already says (after normalisation)"
-                )
-            now = self._clock.now()
-            start = p.data.valid_from if p.data.valid_from is not None else now
-            if start < active.valid_from:
-                raise InvalidFactError("valid_from", "is earlier than the superseded fact's")
-            new_id = new_fact_id(now)
-            table.end_belief(conn, active.rowid, until=start, now=now, successor=new_id)
-            return insert_fact(conn, self.owner, p, system_time=now, fact_id=new_id)
+        return supersede_fact(self._db, self.owner, old, p, clock=self._clock)
 
     def forget(self, fact_id: str, reason: str | None = None) -> None:
         """Soft-delete: the fact leaves recall but stays in ``timeline``, ``get`` and exports."""
         fid = check_id(fact_id)
         why = check_opt_text("reason", reason, max_bytes=2048)
-        with self._db.write() as conn:
-            active = self._active(conn, fid)
-            table.mark_forgotten(conn, active.rowid, reason=why, now=self._clock.now())
-            if active.kind == "episode":  # its words leave the next turns' context too
-                forget_from_context(conn, self.owner, active.rowid)
+        forget_item(self._db, self.owner, fid, why, clock=self._clock)
 
     def purge(self, item_id: str, *, reason: str | None = None) -> Purged:
         """Erase a fact or an episode for real (an operator's act; agents ``forget``): content,
@@ -322,21 +303,6 @@ class ChronoMem:
         with self._db.write() as conn:
             return index_chronicum(conn, self.owner, chronicarius, chronicum_id,
                                    owner or self.owner, self._clock.now)  # fmt: skip
-
-    def _active(self, conn: Conn, fact_id: str, *, superseding: bool = False) -> table.ActiveRow:
-        row = table.active_row(conn, self.owner, fact_id)
-        if row is None:
-            # Only a fact can be superseded; forget takes either kind, so its unknown id is
-            # neither.
-            raise FactNotFoundError(fact_id) if superseding else UnknownIdError(fact_id)
-        if superseding and row.kind == "episode":
-            raise InvalidArgumentError(
-                "old_id", f"{fact_id!r} is an episode; episodes are never superseded"
-            )
-        if row.invalidated_at is not None:
-            state = "purged" if row.purged else "forgotten" if row.forgotten else "superseded"
-            raise FactNotActiveError(fact_id, state, row.kind)
-        return row
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -508,26 +474,33 @@ class ChronoMem:
         Ids already present for this owner are skipped, so re-importing is harmless; the
         return value counts the items actually inserted.
         """
-        return self._import(records)
+        return import_records(self._db, self.owner, [parse_record(r) for r in records])
 
-    def _import(
-        self,
-        records: Iterable[Mapping[str, Any]],
-        then: Callable[[Conn], object] | None = None,
-    ) -> int:
-        """:meth:`import_facts`, running ``then`` in the same transaction before it commits.
+    def import_with_sessions(
+        self, records: Iterable[Mapping[str, Any]], sessions: RestoreBatch
+    ) -> tuple[int, int]:
+        """:meth:`import_facts`, and chronica's sessions of this same SQLite file restored in
+        the same transaction, all or nothing; returns the items and the acta newly stored.
 
-        For the command line's import, which restores chronica's sessions of the same file
-        with the facts, all or nothing (see ``chronica.stores.sqlite.restore_batch``).
+        ``sessions`` is what :meth:`chronica.Chronicarius.check_restore` returned for this
+        memory's file (the command line's ``import`` of an export that holds both).
         """
-        from chronomem.write.importing import import_all
+        from chronica import RestoreBatch
+        from chronica.stores.sqlite import restore_batch
 
+        if not isinstance(sessions, RestoreBatch):
+            raise InvalidArgumentError("sessions", "must be a chronica RestoreBatch")
         parsed = [parse_record(r) for r in records]
-        with self._db.write() as conn:
-            inserted = import_all(conn, self.owner, parsed)
-            if then is not None:
-                then(conn)
-            return inserted
+        stored = 0
+
+        def restore(conn: Conn) -> None:
+            nonlocal stored
+            if not isinstance(conn, sqlite3.Connection):
+                raise ChronoMemError("sessions are restored with the facts on a SQLite memory only")
+            stored = restore_batch(conn, sessions)
+
+        inserted = import_records(self._db, self.owner, parsed, then=restore)
+        return inserted, stored
 
 
 def _common(a: str, b: str) -> int:

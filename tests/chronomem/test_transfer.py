@@ -280,3 +280,12 @@ def test_export_and_stats_read_sessions_a_page_at_a_time(
     assert main(["stats", "--db", str(db), "--owner", OWNER, "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert (stats["sessions"], stats["acta"]) == (3, 15)
+
+
+def test_import_with_sessions_takes_only_a_checked_batch(tmp_path: Path) -> None:
+    from chronomem import InvalidArgumentError
+
+    with ChronoMem(tmp_path / "m.db") as mem:
+        with pytest.raises(InvalidArgumentError, match="sessions"):
+            mem.import_with_sessions([], object())  # type: ignore[arg-type]  # the wrong type on purpose
+        assert mem.stats()["facts"] == 0

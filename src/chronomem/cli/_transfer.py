@@ -9,14 +9,12 @@ same file twice changes nothing.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from chronica import ChronicaError, Chronicarius, Chronicum
-from chronica.stores.sqlite import SQLiteStore, restore_batch
+from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem
-from chronomem.engine.dialect import Conn
 
 from ._format import (
     ExportFormatError,
@@ -117,15 +115,9 @@ def restore(loaded: Loaded, memory: ChronoMem, store: Store) -> tuple[int, int]:
         f"writing {len(loaded.facts):,} facts and {len(loaded.chronica):,} sessions "
         "in one transaction..."
     )
-    stored = 0
-
-    def sessions(conn: Conn) -> None:
-        nonlocal stored
-        assert isinstance(conn, sqlite3.Connection)  # a SQLite memory: samefile said so
-        stored = restore_batch(conn, batch)
-
     try:
-        inserted = memory._import(loaded.facts, then=sessions if batch.chronica else None)
+        if not batch.chronica:
+            return memory.import_facts(loaded.facts), 0
+        return memory.import_with_sessions(loaded.facts, batch)
     except ChronicaError as e:
         raise ExportFormatError(f"nothing was imported: {e}") from e
-    return inserted, stored

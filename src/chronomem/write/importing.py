@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from chronomem._errors import InvalidFactError
 from chronomem._records import ImportedFact
 from chronomem.engine.dialect import Conn
+from chronomem.engine.storage import Storage
 from chronomem.write.episodes import ImportedEpisode
 from chronomem.write.facts import insert_fact, prepare
 
-__all__ = ["import_all"]
+__all__ = ["import_all", "import_records"]
+
+
+def import_records(
+    db: Storage,
+    owner: str,
+    records: list[ImportedFact | ImportedEpisode],
+    *,
+    then: Callable[[Conn], object] | None = None,
+) -> int:
+    """:func:`import_all` in a write transaction of its own (or the caller's batch), running
+    ``then`` in it before it commits (chronica's sessions of the same file, restored with the
+    facts); returns how many items were inserted."""
+    with db.write() as conn:
+        inserted = import_all(conn, owner, records)
+        if then is not None:
+            then(conn)
+        return inserted
 
 
 def import_all(conn: Conn, owner: str, records: list[ImportedFact | ImportedEpisode]) -> int:

@@ -1,0 +1,76 @@
+"""Revising what the memory holds: a fact superseded by a new one, an item forgotten.
+
+Both change an active item's state in one transaction and keep it in the record (lineage,
+``timeline``, exports); neither erases (that is :mod:`.purge`). The arguments were checked by
+``ChronoMem`` before these run.
+"""
+
+from __future__ import annotations
+
+from chronomem._errors import (
+    FactNotActiveError,
+    FactNotFoundError,
+    InvalidArgumentError,
+    InvalidFactError,
+    UnknownIdError,
+)
+from chronomem._model import FactId
+from chronomem.engine import facts as table
+from chronomem.engine.dialect import Conn
+from chronomem.engine.storage import Storage
+from chronomem.write.facts import Prepared, SystemClock, insert_fact, new_fact_id
+from chronomem.write.unindex import forget_from_context
+
+__all__ = ["forget_item", "supersede_fact"]
+
+
+def supersede_fact(
+    db: Storage, owner: str, old_id: str, p: Prepared, *, clock: SystemClock
+) -> FactId:
+    """End the active fact ``old_id`` at ``p``'s start and store ``p`` as its successor.
+
+    New content that is the old fact's own (after the normalisation of ``remember``'s
+    duplicate check) is refused, and so is a start before the old fact's: a supersede says
+    the belief changed, from a later time.
+    """
+    with db.write() as conn:
+        active = _active(conn, owner, old_id, superseding=True)
+        if active.content_key == p.content_key:
+            raise InvalidFactError(
+                "content", f"is what {old_id!r} already says (after normalisation)"
+            )
+        now = clock.now()
+        start = p.data.valid_from if p.data.valid_from is not None else now
+        if start < active.valid_from:
+            raise InvalidFactError("valid_from", "is earlier than the superseded fact's")
+        new_id = new_fact_id(now)
+        table.end_belief(conn, active.rowid, until=start, now=now, successor=new_id)
+        return insert_fact(conn, owner, p, system_time=now, fact_id=new_id)
+
+
+def forget_item(
+    db: Storage, owner: str, item_id: str, reason: str | None, *, clock: SystemClock
+) -> None:
+    """Mark the active fact or episode ``item_id`` forgotten: it leaves recall (and, for an
+    episode, the context of the turns after it) and stays in the record."""
+    with db.write() as conn:
+        active = _active(conn, owner, item_id)
+        table.mark_forgotten(conn, active.rowid, reason=reason, now=clock.now())
+        if active.kind == "episode":
+            forget_from_context(conn, owner, active.rowid)
+
+
+def _active(conn: Conn, owner: str, item_id: str, *, superseding: bool = False) -> table.ActiveRow:
+    row = table.active_row(conn, owner, item_id)
+    if row is None:
+        # Only a fact can be superseded; forget takes either kind, so its unknown id is
+        # neither.
+        raise FactNotFoundError(item_id) if superseding else UnknownIdError(item_id)
+    if superseding and row.kind == "episode":
+        raise InvalidArgumentError(
+            "old_id", f"{item_id!r} is an episode; episodes are never superseded"
+        )
+    if row.invalidated_at is not None:
+        state = "purged" if row.purged else "forgotten" if row.forgotten else "superseded"
+        raise FactNotActiveError(item_id, state, row.kind)
+    return row
