@@ -43,7 +43,7 @@ _WRITE_PATH = (
     "recall/lexindex.py",
     "recall/semantic",
     "_records.py",
-    "_validate.py",
+    "_checks.py",
     "_model.py",
 )
 """chronomem's code that decides a filled file's bytes (schema, write path, entity extraction,

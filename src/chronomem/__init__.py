@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from chronomem.write.conversations import Indexed, Skipped, Turn
+
 from ._errors import (
     ChronoMemError,
     DatabaseError,
@@ -48,7 +50,6 @@ from ._errors import (
 )
 from ._memory import ChronoMem
 from ._model import Contradiction, Episode, Fact, FactId, Purged
-from ._sessions import Indexed, Skipped, Turn
 from .text.tokens import estimate_tokens
 
 if TYPE_CHECKING:

@@ -138,3 +138,4 @@ class AsyncChronoMem:
     stats = _twin(ChronoMem.stats)
     categories = _twin(ChronoMem.categories)
     import_facts = _twin(ChronoMem.import_facts)
+    import_with_sessions = _twin(ChronoMem.import_with_sessions)

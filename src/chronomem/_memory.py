@@ -1,5 +1,5 @@
 """``ChronoMem``: the public face of the memory. It owns every rule; SQL lives elsewhere
-(the facts table's in :mod:`chronomem.engine.facts`, what an insert writes in
+(the facts table's in :mod:`chronomem.engine.items`, what an insert writes in
 :mod:`chronomem.write`, recall's in :mod:`chronomem.recall`)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from chronomem.claims.contradictions import find_contradictions
-from chronomem.engine import facts as table
+from chronomem.engine import items as table
 from chronomem.engine import names
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage, open_storage
@@ -28,6 +28,7 @@ from chronomem.recall.where import check_where, where_sql
 from chronomem.text.entities import entity_key
 from chronomem.text.tokens import estimate_tokens, pack
 from chronomem.write import purge as purging
+from chronomem.write.conversations import Indexed, Turn, episodes_of, index_chronicum
 from chronomem.write.episodes import check_episode, insert_episode, insert_episodes
 from chronomem.write.facts import (
     SystemClock,
@@ -38,15 +39,7 @@ from chronomem.write.importing import import_records
 from chronomem.write.revise import forget_item, supersede_fact
 from chronomem.write.upgrade import upgrade_data
 
-from ._errors import (
-    ChronoMemError,
-    InvalidArgumentError,
-    UnknownIdError,
-)
-from ._model import Contradiction, Episode, Fact, FactId, Purged
-from ._records import parse_record, row_to_fact, row_to_item
-from ._sessions import Indexed, Turn, episodes_of, index_chronicum
-from ._validate import (
+from ._checks import (
     check_budget,
     check_fact,
     check_id,
@@ -57,6 +50,13 @@ from ._validate import (
     check_text,
     check_time,
 )
+from ._errors import (
+    ChronoMemError,
+    InvalidArgumentError,
+    UnknownIdError,
+)
+from ._model import Contradiction, Episode, Fact, FactId, Purged
+from ._records import parse_record, row_to_fact, row_to_item
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool

@@ -1,5 +1,5 @@
 """Rows to :class:`Fact` and :class:`Episode` records and back: named rows of the facts table
-(:class:`~chronomem.engine.facts.FactRow`) become records, and exported records are checked for
+(:class:`~chronomem.engine.items.FactRow`) become records, and exported records are checked for
 import."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from chronomem.engine.facts import FactRow
+from chronomem.engine.items import FactRow
 from chronomem.write.episodes import ImportedEpisode, read_mentions
 
+from ._checks import check_fact, check_id, check_opt_text, fact_fields
 from ._errors import InvalidFactError
-from ._isotime import read_time, record_time
+from ._iso8601 import read_time, record_time
 from ._model import Episode, Fact, from_us
-from ._validate import check_fact, check_id, check_opt_text, fact_fields
 
 __all__ = ["ImportedFact", "parse_record", "row_to_fact", "row_to_item"]
 

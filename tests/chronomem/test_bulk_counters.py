@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from chronomem import ChronoMem, InvalidFactError
-from chronomem._sessions import Turn
 from chronomem.engine.postgres import db as pg_db
+from chronomem.write.conversations import Turn
 from tests.chronomem.backends import MemoryTarget, dsn_url, rows
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from chronomem import InvalidArgumentError
-from chronomem.engine.facts import few_in_category
+from chronomem.engine.items import few_in_category
 from chronomem.recall.view import View
 from tests.chronomem.backends import MemoryTarget
 

@@ -29,7 +29,7 @@ from chronica import (
 )
 from chronomem import ChronoMem, DatabaseError
 from chronomem._doors.settings import open_session_store
-from chronomem._isotime import parse_time
+from chronomem._iso8601 import parse_time
 from chronomem.cli import build_parser, main
 from chronomem.cli._output import Progress
 from tests.chronomem.backends import Databases, Target, is_untouched

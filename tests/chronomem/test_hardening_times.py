@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chronomem import ChronoMem, InvalidArgumentError, InvalidFactError
+from chronomem._checks import check_time
 from chronomem._model import MAX_US, MIN_US, from_us
-from chronomem._validate import check_time
 from tests.chronomem.backends import MemoryTarget, count
 
 

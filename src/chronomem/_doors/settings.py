@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chronomem import ChronoMemError
-from chronomem._validate import check_owner
+from chronomem._checks import check_owner
 from chronomem.engine.storage import is_postgres
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from chronomem._doors.settings import (
     shown,
 )
 from chronomem._doors.text import count, recall_summary
-from chronomem._isotime import parse_time
+from chronomem._iso8601 import parse_time
 
 from . import _output as show
 

@@ -29,7 +29,7 @@ from typing import Any, BinaryIO
 from chronica import ActorKind, Actum, ActumKind, ChronicaError, Chronicarius, Chronicum
 from chronica.stores.inmemory import InMemoryStore
 from chronomem import ChronoMemError
-from chronomem._isotime import parse_time
+from chronomem._iso8601 import parse_time
 from chronomem._records import parse_record
 
 from ._output import Progress

@@ -188,7 +188,7 @@ class Dialect(Protocol):
         ceiling: int | None = None,
     ) -> list[Pooled]:
         """The lexical pool, each item once: the ``2 * depth`` newest items said, valid or
-        mentioning a day in the ``span`` a question names (see :mod:`chronomem.write.times`),
+        mentioning a day in the ``span`` a question names (see :mod:`chronomem.write.time_index`),
         first, with their time in the span; every item
         holding a rare word (``words[0]``), the ``depth`` newest holding a common one
         (``words[1]``, none newer than rowid ``ceiling`` when given), both through the

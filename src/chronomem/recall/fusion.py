@@ -33,8 +33,8 @@ from functools import lru_cache
 
 from chronomem._errors import InvalidArgumentError
 from chronomem.engine.dialect import Conn
-from chronomem.engine.facts import few_in_category, newest_valid
-from chronomem.recall.entities import (
+from chronomem.engine.items import few_in_category, newest_valid
+from chronomem.recall.entity_graph import (
     CHANNEL_DEPTH,
     HOP_GAIN,
     HOP_MEANING_DEPTH,

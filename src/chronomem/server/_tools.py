@@ -19,8 +19,8 @@ from pydantic import Field
 
 from chronica import ActorKind, Actum, ActumKind, ChronicaError
 from chronomem import ChronoMem, ChronoMemError, Episode, Fact, FactId
+from chronomem._checks import check_text
 from chronomem._doors.text import count
-from chronomem._validate import check_text
 
 from ._acta import DEFAULT_LAST_N, fetch_size, window
 from ._ids import resolve, short_ids
@@ -43,7 +43,7 @@ from ._output import (
     result,
 )
 from ._state import State
-from ._times import Time
+from ._time_arguments import Time
 
 __all__ = ["MAX_COUNT", "TOOLS", "State"]
 

@@ -22,7 +22,7 @@ from starlette.staticfiles import StaticFiles
 
 from chronica import ActorKind, ActumKind
 from chronomem import ChronoMemError, DatabaseError
-from chronomem._isotime import parse_time
+from chronomem._iso8601 import parse_time
 
 from ._config import UiConfig
 from ._guard import Guard

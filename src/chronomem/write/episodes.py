@@ -15,9 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from chronomem._errors import InvalidFactError
-from chronomem._isotime import read_time, record_time
-from chronomem._validate import (
+from chronomem._checks import (
     _check_metadata,
     check_id,
     check_opt_text,
@@ -25,6 +23,8 @@ from chronomem._validate import (
     check_time,
     fact_fields,
 )
+from chronomem._errors import InvalidFactError
+from chronomem._iso8601 import read_time, record_time
 from chronomem.engine.dialect import Conn
 from chronomem.recall.lexindex import index_document, turns_before
 from chronomem.recall.semantic.vectors import store_vector
@@ -32,7 +32,7 @@ from chronomem.text.entities import entity_key
 from chronomem.text.mentions import Mention, iso_days, mentions
 from chronomem.write.facts import new_fact_id
 from chronomem.write.indexing import stored_sources
-from chronomem.write.times import index_times
+from chronomem.write.time_index import index_times
 
 __all__ = [
     "EpisodeInput",

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from chronomem._checks import FactInput
 from chronomem._model import FactId
-from chronomem._validate import FactInput
 from chronomem.claims.contradictions import (
     conflicting_ids,
     conflicts_among,
@@ -31,7 +31,7 @@ from chronomem.recall.semantic.vectors import store_vector, vector_of
 from chronomem.text.entities import entity_key, extract_entities
 from chronomem.text.sameness import content_key
 from chronomem.text.tokens import terms
-from chronomem.write.times import index_times
+from chronomem.write.time_index import index_times
 
 __all__ = [
     "Prepared",

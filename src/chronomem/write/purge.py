@@ -29,10 +29,10 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
 from typing import NamedTuple
 
+from chronomem._checks import check_id, check_opt_text, check_text
 from chronomem._errors import DatabaseError, InvalidArgumentError, UnknownIdError
 from chronomem._model import Purged
-from chronomem._validate import check_id, check_opt_text, check_text
-from chronomem.engine import facts as table
+from chronomem.engine import items as table
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage
 from chronomem.text.entities import entity_key

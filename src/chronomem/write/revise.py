@@ -15,7 +15,7 @@ from chronomem._errors import (
     UnknownIdError,
 )
 from chronomem._model import FactId
-from chronomem.engine import facts as table
+from chronomem.engine import items as table
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage
 from chronomem.write.facts import Prepared, SystemClock, insert_fact, new_fact_id

@@ -339,7 +339,7 @@ def _timed(
     owner: str, span: tuple[int, int], view: tuple[str, Sequence[object]], depth: int
 ) -> tuple[str, list[object]]:
     """The pool's first step for a question naming a span: ``timed(rowid, at)``, the
-    ``2 * depth`` newest items said, valid or mentioning a day in it (see write/times.py)."""
+    ``2 * depth`` newest items said, valid or mentioning a day in it (see write/time_index.py)."""
     where, params = view
     start, end = span
     sql = f"""timed AS MATERIALIZED (

@@ -148,7 +148,7 @@ CREATE INDEX chronomem_facts_same_content ON chronomem_facts(owner, content_key)
 
 # Version 5 (issue 19, time): the times a turn mentions ("yesterday", "last month"), kept with
 # the episode (``mentions``, JSON) and indexed by the days they mean (``chronomem_mentions``,
-# with every item's own time: see write/times.py), so a question naming a date finds what was
+# with every item's own time: see write/time_index.py), so a question naming a date finds what was
 # said then (older items indexed, older episodes resolved against their stored ``at``:
 # ``write.episodes.fill_mentions``).
 _V5 = """

@@ -214,7 +214,7 @@ def _timed(
     conn: Conn, owner: str, span: tuple[int, int], view: tuple[str, Sequence[object]], depth: int
 ) -> list[tuple[Any, ...]]:
     """The ``2 * depth`` newest items said, valid or mentioning a day in ``span`` (one backward
-    walk of ``chronomem_mentions``, see write/times.py), each with that time (see
+    walk of ``chronomem_mentions``, see write/time_index.py), each with that time (see
     ``TIMED_COLUMNS``)."""
     where, params = view
     start, end = span

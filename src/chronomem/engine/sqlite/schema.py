@@ -196,7 +196,7 @@ def _v8(conn: SQLiteConnection, upgrade: DataUpgrade) -> None:
 
 # Version 7 (issue 19, time): the times a turn mentions ("yesterday", "last month"), kept with
 # the episode (``mentions``, JSON) and indexed by the days they mean (``chronomem_mentions``,
-# with every item's own time: see write/times.py), so a question naming a date finds what was
+# with every item's own time: see write/time_index.py), so a question naming a date finds what was
 # said then.
 # The step can run again over its own work (a test ages a memory by its version number).
 _V7 = """

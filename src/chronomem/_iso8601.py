@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
+from ._checks import check_time
 from ._errors import InvalidFactError
-from ._validate import check_time
 
 __all__ = ["parse_time", "read_time", "record_time"]
 

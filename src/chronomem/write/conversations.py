@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from chronica import ActumKind
 from chronica.integrations.memory import retraction_of
+from chronomem._checks import MAX_CONTENT_BYTES
+from chronomem._errors import InvalidArgumentError
 from chronomem.engine.dialect import Conn
 from chronomem.write.episodes import (
     MAX_SPEAKER_BYTES,
@@ -34,9 +36,6 @@ from chronomem.write.episodes import (
     insert_episodes,
 )
 from chronomem.write.indexing import forget_by_source, last_source
-
-from ._errors import InvalidArgumentError
-from ._validate import MAX_CONTENT_BYTES
 
 if TYPE_CHECKING:
     from chronica import Actum, Chronicarius

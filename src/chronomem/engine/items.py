@@ -191,7 +191,7 @@ def newest_valid(
 ) -> int:
     """The largest rowid among the ``depth`` items that passed ``view`` most recently by
     ``at``: read backwards through the time index (every item is in it at its own time,
-    see write/times.py) from ``at``, so it costs about ``depth`` probes however many items
+    see write/time_index.py) from ``at``, so it costs about ``depth`` probes however many items
     came later; 0 when no item passes."""
     where, params = view
     row = conn.execute(
