@@ -17,7 +17,7 @@ from chronomem import ChronoMem, Episode
 from chronomem.engine.postgres import schema as pg_schema
 from chronomem.engine.sqlite import schema as sqlite_schema
 from chronomem.engine.sqlite.dialect import SQLiteConnection
-from chronomem.recall import fusion, lexical
+from chronomem.recall import channels, lexical, lexical_pool
 from chronomem.write.upgrade import upgrade_data
 from tests.chronomem.backends import MemoryTarget, count, rows
 
@@ -162,7 +162,7 @@ def _pooled(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         sizes.append(len(pool))
         return score(q, pool, *rest)
 
-    monkeypatch.setattr(fusion, "score_pool", counting)
+    monkeypatch.setattr(lexical_pool, "score_pool", counting)
     return sizes
 
 
@@ -182,7 +182,7 @@ def test_a_date_only_question_stays_bounded_on_a_large_memory(
         assert all(f["at"].startswith("2023-06-") for f in found)
     # The newest of those said in June and of those mentioning a day of it, no more.
     assert sizes
-    assert max(sizes) <= 2 * fusion.COMMON_DEPTH
+    assert max(sizes) <= 2 * lexical_pool.COMMON_DEPTH
 
 
 def test_a_question_without_a_date_is_answered_as_before(
@@ -191,13 +191,13 @@ def test_a_question_without_a_date_is_answered_as_before(
     spans: list[object] = []
     with memory_target.open() as mem:
         _conversation(mem)
-        original = fusion._lexical
+        original = lexical_pool.lexical_ranks
 
         def spying(conn: Any, asked: Any, *rest: Any, **options: Any) -> Any:
             spans.append(asked.q.span)
             return original(conn, asked, *rest, **options)
 
-        monkeypatch.setattr(fusion, "_lexical", spying)
+        monkeypatch.setattr(channels, "lexical_ranks", spying)
         before = [(r.id, r.score, r.ranks) for r in mem.recall("Where did Jolene go camping?")]
         _empty_time_index(mem)  # a dateless question cannot tell
         after = [(r.id, r.score, r.ranks) for r in mem.recall("Where did Jolene go camping?")]

@@ -14,7 +14,7 @@ Scoring (all parameters measured on real conversations, see ``scripts/eval_locom
 
 The priors are added in units of the query's mean IDF, so they weigh the same whether the
 memory holds five hundred items or a million. Candidates come from a bounded pool (built in
-_retrieval.py), so the cost of a query does not grow with the number of items.
+:mod:`.lexical_pool`), so the cost of a query does not grow with the number of items.
 """
 
 from __future__ import annotations
