@@ -33,6 +33,7 @@ from chronica import (
 )
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import DatabaseError
+from chronomem._doors.settings import shown
 
 __all__ = ["PREVIEW_CHARS", "ActaPage", "SessionReader", "Window", "open_reader"]
 
@@ -189,9 +190,8 @@ def open_reader(db: Path | str) -> SessionReader:
             raise DatabaseError(str(e)) from e
         return SessionReader(store, str(db), timespec="microseconds")
     from chronica.stores.postgres import PostgresStore
-    from chronomem.engine.postgres.db import redacted
 
-    where = redacted(db)
+    where = shown(db)
     try:
         store_pg = PostgresStore(db, read_only=True, max_size=4, timeout=_CONNECT_SECONDS)
     except StoreError as e:

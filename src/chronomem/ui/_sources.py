@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chronomem import ChronoMem, Contradiction, DatabaseError
+from chronomem._doors.settings import shown
 
 from ._sessions import SessionReader, open_reader
 from ._views import SharedCall
@@ -49,11 +50,7 @@ def memory_exists(db: Path | str) -> bool:
 
 
 def _where(db: Path | str) -> str:
-    if isinstance(db, Path):
-        return str(db)
-    from chronomem.engine.postgres.db import redacted
-
-    return redacted(db)
+    return str(db) if isinstance(db, Path) else shown(db)
 
 
 def _no_conflicts() -> list[Contradiction]:
