@@ -5,6 +5,7 @@ home of its own."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import shlex
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from chronomem import ChronoMem
+from chronomem.cli._hook_command import ephemeral_tool, source_spec
 
 BIN = Path(sys.executable).parent
 ANTHROPIC = {"env": {"ANTHROPIC_API_KEY": "sk-ant-secret"}, "model": "opus"}
@@ -225,3 +227,56 @@ def test_without_chronomem_on_path_the_project_install_says_what_is_machine_spec
         local
         == f"{shlex.quote(sys.executable)} -m chronomem hook --db {project / 'm.db'} --installed"
     )
+
+
+def test_install_passes_the_scope_flags_on(home: Path) -> None:
+    done = run("install", "--claude-code", "--user", "--db", "m.db", "--project-name", "tidepool",
+               "--all-projects", "--owner", "ardian", home=home)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    command = commands(json.loads((home / ".claude" / "settings.json").read_text()))[0]
+    flags = "--owner ardian --project-name tidepool --all-projects --installed"
+    assert command.endswith(f"hook --db {home / 'm.db'} {flags}")
+
+
+def test_an_interpreter_in_a_tagged_cache_is_ephemeral(tmp_path: Path) -> None:
+    uv_env = tmp_path / "uv" / "archive-v0" / "Xy12"
+    pipx_env = tmp_path / "pipx" / ".cache" / "0c5f5d6"
+    for env in (uv_env, pipx_env):
+        env.mkdir(parents=True)
+    for cache in (tmp_path / "uv", tmp_path / "pipx" / ".cache"):
+        (cache / "CACHEDIR.TAG").write_text("Signature: 8a477f597d28d172789f06886806bc55")
+    (pipx_env / "pipx_metadata.json").write_text(
+        json.dumps({"main_package": {"package_or_url": "git+https://example.org/c.git@v1"}})
+    )
+    assert ephemeral_tool(uv_env, {}) == "uv"
+    assert ephemeral_tool(pipx_env, {}) == "pipx"
+    assert ephemeral_tool(Path(sys.prefix), {}) is None  # this test's own environment
+    assert source_spec(pipx_env) == "git+https://example.org/c.git@v1"
+
+
+class _Dist:
+    version = "0.1.0"
+
+    def __init__(self, direct: dict[str, Any] | None) -> None:
+        self.direct = direct
+
+    def read_text(self, name: str) -> str | None:
+        return json.dumps(self.direct) if self.direct is not None else None
+
+
+@pytest.mark.parametrize(
+    ("direct", "spec"),
+    [
+        ({"url": "file:///home/a/chronomem", "dir_info": {}}, "/home/a/chronomem"),
+        ({"url": "file:///w/chronomem-0.1.0-py3-none-any.whl", "archive_info": {}},
+         "/w/chronomem-0.1.0-py3-none-any.whl"),
+        ({"url": "https://github.com/x/chronomem", "vcs_info": {"vcs": "git", "commit_id": "ab12"}},
+         "git+https://github.com/x/chronomem@ab12"),
+        (None, "chronomem==0.1.0"),
+    ],
+)  # fmt: skip
+def test_the_source_is_where_chronomem_came_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direct: dict[str, Any] | None, spec: str
+) -> None:
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: _Dist(direct))
+    assert source_spec(tmp_path) == spec

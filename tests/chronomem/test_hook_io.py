@@ -67,7 +67,7 @@ def test_a_closed_or_broken_stdout_still_exits_0_quietly(tmp_path: Path, db: Pat
     assert "could not be written to stdout" in log.read_text()
     # A reader gone before the reply: the pipe is broken when the hook writes.
     status = tmp_path / "status"
-    script = f'"$@" 2> "$STATUS.err" | head -c 0; echo ${{PIPESTATUS[0]}} > "$STATUS"'
+    script = '"$@" 2> "$STATUS.err" | head -c 0; echo ${PIPESTATUS[0]} > "$STATUS"'
     broken = subprocess.run(
         ["bash", "-c", script, "bash", *hook], input=json.dumps(PROMPT).encode(),
         env=clean_env(tmp_path, STATUS=str(status)), timeout=120, check=False,

@@ -6,15 +6,20 @@ Claude Code runs the command with one JSON object on stdin: ``session_id``,
 ``reason`` for ``SessionEnd``). On exit 0 a JSON reply's
 ``hookSpecificOutput.additionalContext`` goes into the model's context.
 
-- ``SessionStart``: the project's memory (the ``cwd``'s name recalled, facts and episodes)
-  within ``--start-budget`` tokens;
+- ``SessionStart``: the project's memory (its name recalled, facts and episodes) within
+  ``--start-budget`` tokens;
 - ``UserPromptSubmit``: recall for the prompt within ``--budget`` tokens (400);
 - ``Stop``, ``PreCompact``, ``SessionEnd``: the transcript's new user and assistant text
   recorded as chronica acta of the session (one per line, keyed by the line's ``uuid``, so a
-  hook fired twice, or two at once, records each line once) and indexed as episodes.
+  hook fired twice, or two at once, records each line once) and indexed as episodes of the
+  project, dated by the line's ``timestamp``.
+
+What a project sees of other projects' captured turns (nothing, unless ``--all-projects``) is
+:mod:`._hook_scope`'s; the command ``install`` writes is :mod:`._hook_command`'s.
 
 A hook must never break the session it serves: any error exits 0, prints nothing, and is
-logged to ``--log`` (env ``CHRONOMEM_HOOK_LOG``, default ``~/.chronomem/hook.log``).
+logged to ``--log`` (env ``CHRONOMEM_HOOK_LOG``, default ``~/.chronomem/hook.log``, made at
+its first line). The reply is ASCII JSON, so no stdout encoding can refuse it.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from typing import Any
 from chronomem._doors.arguments import add_target_arguments
 from chronomem._doors.settings import make_private_folders
 
+from ._hook_scope import ALL_PROJECTS_ENV, PROJECT_ENV
 from ._hook_settings import MARK
 
 __all__ = ["main"]
@@ -38,7 +44,6 @@ __all__ = ["main"]
 DEFAULT_LOG = "~/.chronomem/hook.log"
 DEFAULT_BUDGET = 400
 DEFAULT_START_BUDGET = 600
-PROJECT_ENV = "CHRONOMEM_HOOK_PROJECT"
 CAPTURE = frozenset({"Stop", "PreCompact", "SessionEnd", "SubagentStop"})
 EXAMPLE = """examples:
   chronomem hook install --claude-code --user --db ~/.chronomem/memory.db
@@ -98,7 +103,8 @@ def _flags(parser: argparse.ArgumentParser) -> None:
         "--all-projects",
         action="store_true",
         default=None,
-        help="recall every project's captured turns, not only this project's (opt-in sharing)",
+        help="recall every project's captured turns, not only this project's (opt-in "
+        f"sharing; env {ALL_PROJECTS_ENV}=1)",
     )
     parser.add_argument(
         MARK, action="store_true", help="marks a command `hook install` wrote (uninstall's key)"

@@ -182,11 +182,10 @@ def _launcher(where: _Where, environ: Mapping[str, str], notes: list[str]) -> li
         if stable:
             return ["chronomem" if where.shared else _word(stable)]
     elif tool is not None:
-        source = spec = source_spec(prefix)
-        if Path(spec).is_absolute():
-            source = _path_word(Path(spec), where, notes, "the source")
-        else:
-            source = _word(spec)
+        spec = source_spec(prefix)
+        local = "://" not in spec and (spec.startswith((".", "~")) or Path(spec).is_absolute())
+        # A folder or an archive is made absolute: the hook's cwd is not the install's.
+        source = _path_word(Path(spec), where, notes, "the source") if local else _word(spec)
         if tool == "uv":
             uv = environ.get("UV") or shutil.which("uv") or "uv"
             uvx = Path(uv).with_name("uvx")
