@@ -19,6 +19,7 @@ import pytest
 
 from chronomem import ChronoMem
 from chronomem.cli._hook_command import ephemeral_tool, source_spec
+from chronomem.cli._hook_settings import is_ours
 
 BIN = Path(sys.executable).parent
 ANTHROPIC = {"env": {"ANTHROPIC_API_KEY": "sk-ant-secret"}, "model": "opus"}
@@ -204,6 +205,8 @@ def test_the_project_file_holds_no_machine_paths_and_runs_anywhere(home: Path) -
     fired = subprocess.run(["sh", "-c", command], input=json.dumps(prompt), cwd=home, env=env,
                            capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
     assert "blue cluster" in json.loads(fired.stdout)["hookSpecificOutput"]["additionalContext"]
+    done = run("uninstall", "--claude-code", "--project", home=home, cwd=project)
+    assert done.stdout.startswith("5 chronomem hook(s) removed")
 
 
 def test_without_chronomem_on_path_the_project_install_says_what_is_machine_specific(
@@ -280,3 +283,22 @@ def test_the_source_is_where_chronomem_came_from(
 ) -> None:
     monkeypatch.setattr(importlib.metadata, "distribution", lambda name: _Dist(direct))
     assert source_spec(tmp_path) == spec
+
+
+OURS = [
+    'chronomem hook --db "$CLAUDE_PROJECT_DIR"/memory.db --installed',
+    "/home/a/.local/bin/uvx --from /home/a/chronomem chronomem hook --db /m.db --installed",
+    "/usr/bin/uv tool run --from 'chronomem==0.1.0' chronomem hook --installed",
+    "pipx run --spec git+https://example.org/c.git@v1 chronomem hook --owner=a --installed",
+    "/opt/venv/bin/python3.11 -m chronomem hook --db /m.db",  # unmarked, as versions before
+]
+
+
+@pytest.mark.parametrize("command", OURS)
+def test_uninstall_knows_each_command_install_writes(command: str) -> None:
+    assert is_ours({"type": "command", "command": command})
+
+
+@pytest.mark.parametrize("command", THEIRS)
+def test_uninstall_leaves_commands_that_mention_the_hook(command: str) -> None:
+    assert not is_ours({"type": "command", "command": command})
