@@ -62,7 +62,7 @@ def write(path: Path, lines: list[Any], *, mode: str = "w", partial: str = "") -
         f.write(partial)
 
 
-def hook(db: Path, payload: Any, *flags: str) -> dict[str, Any] | None:
+def hook(db: Path | str, payload: Any, *flags: str) -> dict[str, Any] | None:
     args = build_parser().parse_args(["--db", str(db), "--owner", "ardian", *flags])
     out = io.StringIO()
     stdin = io.StringIO(payload if isinstance(payload, str) else json.dumps(payload))
@@ -162,7 +162,7 @@ def test_a_session_starts_with_the_projects_memory(tmp_path: Path) -> None:
         mem.remember("tidepool's staging database is read-only on Fridays", category="ops")
         mem.remember("Ardian drinks his coffee black", category="food")
     start = {"session_id": "new", "hook_event_name": "SessionStart", "source": "startup",
-             "cwd": "/home/ardian/src/tidepool", "transcript_path": str(transcript)}  # fmt: skip
+             "cwd": "/w/tidepool", "transcript_path": str(transcript)}  # fmt: skip
     reply = hook(db, start, "--start-budget", "200")
     assert reply is not None
     context = reply["hookSpecificOutput"]["additionalContext"]
@@ -212,8 +212,9 @@ def test_install_merges_ours_and_uninstall_takes_exactly_ours_out(tmp_path: Path
         },
     }
     settings.write_text(json.dumps(theirs))
-    install(settings, ["--db", "/m.db"])
-    install(settings, ["--db", "/m.db", "--owner", "ardian"])  # again: replaced, not doubled
+    install(settings, f"{sys.executable} -m chronomem hook --db /m.db --installed")
+    again = f"{sys.executable} -m chronomem hook --db /m.db --owner ardian --installed"
+    install(settings, again)  # again: replaced, not doubled
     merged = json.loads(settings.read_text())
     assert {k: merged[k] for k in ("model", "permissions")} == {
         "model": "opus", "permissions": {"allow": ["Bash(ls:*)"]}}  # fmt: skip
@@ -248,4 +249,5 @@ def test_install_leaves_a_settings_file_it_cannot_read_alone(tmp_path: Path) -> 
     )  # fmt: skip
     written = json.loads((fresh / ".claude" / "settings.json").read_text())
     command = written["hooks"]["Stop"][0]["hooks"][0]["command"]
-    assert f"--db {fresh / 'm.db'}" in command  # absolute: the hook runs from any cwd
+    # The committed file names the project's folder, never this machine's path to it.
+    assert '--db "$CLAUDE_PROJECT_DIR"/m.db' in command

@@ -6,15 +6,20 @@ Claude Code runs the command with one JSON object on stdin: ``session_id``,
 ``reason`` for ``SessionEnd``). On exit 0 a JSON reply's
 ``hookSpecificOutput.additionalContext`` goes into the model's context.
 
-- ``SessionStart``: the project's memory (the ``cwd``'s name recalled, facts and episodes)
-  within ``--start-budget`` tokens;
+- ``SessionStart``: the project's memory (its name recalled, facts and episodes) within
+  ``--start-budget`` tokens;
 - ``UserPromptSubmit``: recall for the prompt within ``--budget`` tokens (400);
 - ``Stop``, ``PreCompact``, ``SessionEnd``: the transcript's new user and assistant text
   recorded as chronica acta of the session (one per line, keyed by the line's ``uuid``, so a
-  hook fired twice, or two at once, records each line once) and indexed as episodes.
+  hook fired twice, or two at once, records each line once) and indexed as episodes of the
+  project, dated by the line's ``timestamp``.
+
+What a project sees of other projects' captured turns (nothing, unless ``--all-projects``) is
+:mod:`._hook_scope`'s; the command ``install`` writes is :mod:`._hook_command`'s.
 
 A hook must never break the session it serves: any error exits 0, prints nothing, and is
-logged to ``--log`` (env ``CHRONOMEM_HOOK_LOG``, default ``~/.chronomem/hook.log``).
+logged to ``--log`` (env ``CHRONOMEM_HOOK_LOG``, default ``~/.chronomem/hook.log``, made at
+its first line). The reply is ASCII JSON, so no stdout encoding can refuse it.
 """
 
 from __future__ import annotations
@@ -29,6 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from chronomem._doors.arguments import add_target_arguments
+from chronomem._doors.settings import make_private_folders
+
+from ._hook_scope import ALL_PROJECTS_ENV, PROJECT_ENV
+from ._hook_settings import MARK
 
 __all__ = ["main"]
 
@@ -65,7 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
         where = p.add_mutually_exclusive_group()
         where.add_argument("--user", action="store_true", help="~/.claude/settings.json (default)")
         where.add_argument("--project", action="store_true",
-                           help="./.claude/settings.json of the current folder")  # fmt: skip
+                           help="./.claude/settings.json of the current folder (committed: no "
+                           "password, no machine's paths where avoidable)")  # fmt: skip
+        where.add_argument("--local", action="store_true",
+                           help="./.claude/settings.local.json: this machine's entries for the "
+                           "project (kept out of git)")  # fmt: skip
         _flags(p)
     return parser
 
@@ -81,6 +94,21 @@ def _flags(parser: argparse.ArgumentParser) -> None:
         help=f"tokens of context at session start (default {DEFAULT_START_BUDGET})",
     )
     parser.add_argument("--log", help=f"error log (env CHRONOMEM_HOOK_LOG, default {DEFAULT_LOG})")
+    parser.add_argument(
+        "--project-name",
+        help="the project turns are captured under and recalled from (env "
+        f"{PROJECT_ENV}; default: the cwd's git root, else the cwd)",
+    )
+    parser.add_argument(
+        "--all-projects",
+        action="store_true",
+        default=None,
+        help="recall every project's captured turns, not only this project's (opt-in "
+        f"sharing; env {ALL_PROJECTS_ENV}=1)",
+    )
+    parser.add_argument(
+        MARK, action="store_true", help="marks a command `hook install` wrote (uninstall's key)"
+    )
 
 
 def main(argv: Sequence[str]) -> int:
@@ -98,55 +126,87 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _settings(args: argparse.Namespace) -> int:
+    from ._hook_command import LOCAL as LOCAL_SCOPE
+    from ._hook_command import PROJECT, USER, InstallError, build_command
     from ._hook_settings import SettingsFileError, install, settings_path, uninstall
 
-    path = settings_path(project=args.project)
+    path = settings_path(project=args.project, local=args.local)
+    scope = LOCAL_SCOPE if args.local else PROJECT if args.project else USER
     try:
         if args.action == "install":
-            install(path, _passed_on(args))
+            installed = build_command(args, scope=scope)
+            install(path, installed.command)
             print(f"chronomem hooks installed in {path}")
+            for note in installed.notes:
+                print(f"note: {note}")
         else:
             print(f"{uninstall(path)} chronomem hook(s) removed from {path}")
-    except SettingsFileError as e:
+    except (SettingsFileError, InstallError) as e:
         print(f"chronomem hook: {e}", file=sys.stderr)
         return 2
     return 0
 
 
-def _passed_on(args: argparse.Namespace) -> list[str]:
-    """The flags the installed command keeps (an absolute --db, so any cwd works)."""
-    options: list[str] = []
-    if args.db is not None:
-        db = args.db if "://" in args.db else str(Path(args.db).expanduser().resolve())
-        options += ["--db", db]
-    for flag in ("owner", "budget", "start_budget", "log"):
-        value = getattr(args, flag)
-        if value is not None:
-            options += [f"--{flag.replace('_', '-')}", str(value)]
-    return options
+class _LazyLog(logging.Handler):
+    """A log file opened at its first record, so a hook that logs nothing creates nothing:
+    missing folders are made 0700 and the file 0600 (a log line may quote what was said).
+    Nowhere to write is not an error: the hook still never fails."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.format(record) + "\n"
+            make_private_folders(self.path.parent)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace") as f:
+                f.write(line)
+        except Exception:  # a log that cannot be written is dropped, silently
+            pass
 
 
 def _logger(args: argparse.Namespace) -> logging.Logger:
     path = args.log or os.environ.get("CHRONOMEM_HOOK_LOG") or DEFAULT_LOG
     log = logging.getLogger("chronomem.hook")
-    if not log.handlers:
-        try:
-            target = Path(path).expanduser()
-            target.parent.mkdir(parents=True, exist_ok=True)
-            handler: logging.Handler = logging.FileHandler(target, encoding="utf-8")
-        except OSError:
-            handler = logging.NullHandler()  # nowhere to write: still never fail
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-        log.addHandler(handler)
-        log.propagate = False
+    for old in list(log.handlers):  # one hook call, one log: the one this call names
+        log.removeHandler(old)
+    handler = _LazyLog(Path(path).expanduser())
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    log.propagate = False
     return log
+
+
+def _read(stdin: Any) -> Any:
+    """The payload: the bytes on stdin as JSON (UTF-8 whatever the locale says)."""
+    raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+    return json.loads(raw)
+
+
+def _reply(stdout: Any, reply: dict[str, Any], log: logging.Logger) -> None:
+    """Print ``reply`` as ASCII JSON, which any stdout encoding carries. A stdout that is
+    closed or gone is logged; stdout is then pointed at the null device, so the interpreter's
+    own flush at exit cannot fail either."""
+    try:
+        stdout.write(json.dumps(reply, ensure_ascii=True) + "\n")
+        stdout.flush()
+    except (OSError, ValueError, AttributeError):
+        log.warning("the hook's reply could not be written to stdout", exc_info=True)
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.close(null)
+        except OSError:
+            pass
 
 
 def run_event(args: argparse.Namespace, stdin: Any, stdout: Any) -> int:
     """Answer one hook event; every failure is logged and exits 0 with nothing printed."""
     log = _logger(args)
     try:
-        payload = json.loads(stdin.read())
+        payload = _read(stdin)
         if not isinstance(payload, dict):
             raise ValueError("the hook input is not a JSON object")
         reply = _answer(args, payload)
@@ -154,7 +214,7 @@ def run_event(args: argparse.Namespace, stdin: Any, stdout: Any) -> int:
         log.exception("chronomem hook failed")
         return 0
     if reply:
-        stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
+        _reply(stdout, reply, log)
     return 0
 
 
