@@ -9,7 +9,8 @@ fresh memory or store through that version's public API and writes a few rows, a
 is dumped (SQLite: ``iterdump``; PostgreSQL: ``pg_dump --inserts`` of one schema on a
 throwaway server). Each file's header names its source commit; ``MANIFEST.json`` pins each
 file's SHA-256, so a fixture cannot be "fixed" to match an edited migration without a test
-failing (tests/test_frozen_schemas.py).
+failing (tests/chronica/test_frozen_schemas.py and
+tests/chronomem/engine/test_frozen_schemas.py).
 
     .venv/bin/python scripts/freeze_schemas.py            # writes tests/fixtures/schemas/
 

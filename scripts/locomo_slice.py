@@ -1,4 +1,4 @@
-"""Measure the LoCoMo slice that tests/chronomem/test_locomo.py holds to floors, and commit it.
+"""Measure the LoCoMo slice that tests/chronomem/recall/test_locomo.py holds to floors; commit it.
 
 The floors in that test sit under what the slice measures; without the measured figures
 beside them nobody could read how far under (a floor far below its figure protects nothing).
@@ -113,7 +113,7 @@ def main() -> None:
         child(args.child)
         return
     sys.path.insert(0, str(ROOT))
-    from tests.chronomem.test_locomo import FLOORS
+    from tests.chronomem.recall.test_locomo import FLOORS
 
     from scripts.locomo import DEFAULT_PATH
 

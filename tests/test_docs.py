@@ -18,7 +18,7 @@ A block's language says how it runs:
   and must serve and store. ``toml`` (Codex's ``mcp_servers``) is parsed and started the same
   way, and so is the command a ``claude mcp add ... -- COMMAND`` line of an ``sh`` block adds.
   ``uvx --from /path/to/chronomem chronomem`` runs this environment's ``chronomem`` (uvx itself
-  is tested in ``tests/chronomem/test_mcp_install.py``).
+  is tested in ``tests/chronomem/server/test_mcp_install.py``).
 - ``text`` draws a layout: every repository path in it must exist.
 
 Console and shell blocks run with chronomem's command on the PATH, in an empty home (``~``
@@ -352,7 +352,7 @@ def _claude_mcp_add(words: list[str]) -> dict[str, object]:
 
 def _local(command: str, args: list[str]) -> tuple[str, list[str]]:
     """The command and arguments an MCP client's configuration names, in this checkout."""
-    if command == "uvx":  # tests/chronomem/test_mcp_install.py runs uvx itself
+    if command == "uvx":  # tests/chronomem/server/test_mcp_install.py runs uvx itself
         assert args[:3] == ["--from", CHECKOUT, "chronomem"], args
         return str(BIN / "chronomem"), args[3:]
     if command == "uv":  # tests/test_seed_commands.py runs this one with uv itself

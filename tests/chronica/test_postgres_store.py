@@ -20,50 +20,38 @@ from chronica.stores.postgres import PostgresStore
 pytestmark = pytest.mark.postgres
 
 
-class TestPostgresStore(StoreContract):
+class PostgresStoreFixture:
+    """The store every contract class below runs on: a schema of its own per test."""
+
     @pytest.fixture
     def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
         with PostgresStore(pg_dsn, schema=pg_schema) as store:
             yield store
 
 
-class TestPostgresStoreIdempotency(IdempotentStoreContract):
-    @pytest.fixture
-    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
-        with PostgresStore(pg_dsn, schema=pg_schema) as store:
-            yield store
+class TestPostgresStore(PostgresStoreFixture, StoreContract):
+    pass
 
 
-class TestPostgresStoreBatches(BatchStoreContract):
-    @pytest.fixture
-    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
-        with PostgresStore(pg_dsn, schema=pg_schema) as store:
-            yield store
+class TestPostgresStoreIdempotency(PostgresStoreFixture, IdempotentStoreContract):
+    pass
 
 
-class TestPostgresStoreRestore(RestorableStoreContract):
-    @pytest.fixture
-    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
-        with PostgresStore(pg_dsn, schema=pg_schema) as store:
-            yield store
+class TestPostgresStoreBatches(PostgresStoreFixture, BatchStoreContract):
+    pass
 
 
-class TestPostgresStoreBrowsing(BrowsableStoreContract):
-    @pytest.fixture
-    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
-        with PostgresStore(pg_dsn, schema=pg_schema) as store:
-            yield store
+class TestPostgresStoreRestore(PostgresStoreFixture, RestorableStoreContract):
+    pass
 
 
-class TestPostgresStoreErasing(ErasableStoreContract):
-    @pytest.fixture
-    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
-        with PostgresStore(pg_dsn, schema=pg_schema) as store:
-            yield store
+class TestPostgresStoreBrowsing(PostgresStoreFixture, BrowsableStoreContract):
+    pass
 
 
-class TestPostgresStoreTail(TailStoreContract):
-    @pytest.fixture
-    def store(self, pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
-        with PostgresStore(pg_dsn, schema=pg_schema) as store:
-            yield store
+class TestPostgresStoreErasing(PostgresStoreFixture, ErasableStoreContract):
+    pass
+
+
+class TestPostgresStoreTail(PostgresStoreFixture, TailStoreContract):
+    pass

@@ -21,61 +21,48 @@ from chronica.stores import _sqlite_rows
 from chronica.stores.sqlite import SQLiteStore
 
 
-class TestSQLiteStore(StoreContract):
+class SQLiteStoreFixture:
+    """The store every contract class below runs on: a fresh file per test."""
+
     @pytest.fixture
     def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
         with SQLiteStore(tmp_path / "chronica.db") as store:
             yield store
 
 
-class TestSQLiteStoreIdempotency(IdempotentStoreContract):
-    @pytest.fixture
-    def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
-        with SQLiteStore(tmp_path / "chronica.db") as store:
-            yield store
+class TestSQLiteStore(SQLiteStoreFixture, StoreContract):
+    pass
 
 
-class TestSQLiteStoreBatches(BatchStoreContract):
-    @pytest.fixture
-    def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
-        with SQLiteStore(tmp_path / "chronica.db") as store:
-            yield store
+class TestSQLiteStoreIdempotency(SQLiteStoreFixture, IdempotentStoreContract):
+    pass
 
 
-class TestSQLiteStoreRestore(RestorableStoreContract):
-    @pytest.fixture
-    def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
-        with SQLiteStore(tmp_path / "chronica.db") as store:
-            yield store
+class TestSQLiteStoreBatches(SQLiteStoreFixture, BatchStoreContract):
+    pass
 
 
-class TestSQLiteStoreBrowsing(BrowsableStoreContract):
-    @pytest.fixture
-    def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
-        with SQLiteStore(tmp_path / "chronica.db") as store:
-            yield store
+class TestSQLiteStoreRestore(SQLiteStoreFixture, RestorableStoreContract):
+    pass
 
 
-class TestSQLiteStoreErasing(ErasableStoreContract):
-    @pytest.fixture
-    def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
-        with SQLiteStore(tmp_path / "chronica.db") as store:
-            yield store
+class TestSQLiteStoreBrowsing(SQLiteStoreFixture, BrowsableStoreContract):
+    pass
 
 
-class TestSQLiteStoreTail(TailStoreContract):
-    @pytest.fixture
-    def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
-        with SQLiteStore(tmp_path / "chronica.db") as store:
-            yield store
+class TestSQLiteStoreErasing(SQLiteStoreFixture, ErasableStoreContract):
+    pass
 
 
-class TestSQLiteStoreBuildingActaByConstructor(StoreContract):
+class TestSQLiteStoreTail(SQLiteStoreFixture, TailStoreContract):
+    pass
+
+
+class TestSQLiteStoreBuildingActaByConstructor(SQLiteStoreFixture, StoreContract):
     """The fallback used if Actum ever stops being a plain slotted record."""
 
-    @pytest.fixture
-    def store(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLiteStore]:
+    @pytest.fixture(autouse=True)
+    def by_constructor(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        # autouse, so it runs before the store opens
         monkeypatch.setattr(_model, "ACTUM_DIRECT", False)  # build_actum, used on writes too
         monkeypatch.setattr(_sqlite_rows, "ACTUM_DIRECT", False)
-        with SQLiteStore(tmp_path / "chronica.db") as store:
-            yield store

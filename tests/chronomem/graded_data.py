@@ -69,7 +69,7 @@ PARTIAL_OVERLAPS = [
 
 # True paraphrase: the question shares no content word, nor any stem of one, with its
 # answer, only the person's name (which all three of their facts carry), so meaning decides.
-# tests/chronomem/test_graded.py checks the "no shared stem" against the index's own terms.
+# tests/chronomem/recall/test_graded.py checks the "no shared stem" against the index's own terms.
 TRUE_PARAPHRASES = [
     ("{P} works from the {city} office.", "where is {pl} based"),
     ("{P} prefers {editor} for editing code.", "which text tool does {pl} like best"),

@@ -208,7 +208,7 @@ def reparse_claims(conn: Conn) -> int:
     """Store every fact's claim as the current reader reads it; returns the rows changed.
 
     For a schema migration, inside its write transaction, after
-    :func:`~chronomem.text.entities.rekey_entities` (a claim names its subject by entity key).
+    :func:`~chronomem.write.upgrade.rekey_entities` (a claim names its subject by entity key).
     Facts written by an older reader keep their old ``attr``/``value`` until this runs, and
     compare with new facts by those. Rows without entities (episodes among them) never take part
     in a contradiction and are left alone.

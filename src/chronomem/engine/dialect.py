@@ -2,10 +2,10 @@
 
 Almost every statement chronomem runs is the same SQL on SQLite and PostgreSQL (``?``
 placeholders; the PostgreSQL connection translates them). What cannot be shared lives behind a
-:class:`Dialect`, one module per engine (``_sqlite_dialect.py``, ``_postgres_dialect.py``):
+:class:`Dialect`, one module per engine (``sqlite/dialect.py``, ``postgres/dialect.py``):
 
 * the lexical index: SQLite keeps postings in FTS5, PostgreSQL in a B-tree of
-  ``(owner, term, rowid)``; either way chronomem scores candidates itself (``_lexical.py``),
+  ``(owner, term, rowid)``; either way chronomem scores candidates itself (``recall/lexical.py``),
   so the ranking never depends on an engine's scoring function;
 * the per-owner term statistics: one row per term on SQLite, whose writes are serial anyway;
   a few shards per term on PostgreSQL, so concurrent writers do not queue on one counter row;

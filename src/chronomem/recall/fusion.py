@@ -41,7 +41,7 @@ __all__ = ["CHANNELS", "CHANNEL_DEPTH", "DEFAULT_WEIGHTS", "Candidate", "check_w
 
 CHANNELS = ("bm25", "jaccard", "entity", "graph", "semantic")
 # Measured on LoCoMo (real conversations) and the graded set together (scripts/eval_locomo.py,
-# tests/chronomem/test_graded.py): Jaccard at any weight >= 0.1 lowered LoCoMo's R@1 by 0.05
+# tests/chronomem/recall/test_graded.py): Jaccard at any weight >= 0.1 lowered LoCoMo's R@1 by 0.05
 # or more and the graded set no longer needs it, so it is off unless a caller asks for it.
 DEFAULT_WEIGHTS: Mapping[str, float] = {
     "bm25": 1.0,

@@ -2,7 +2,7 @@
 
 The index is a postings list and nothing more (FTS5 on SQLite, a B-tree on PostgreSQL; see
 the dialect modules): it finds the items holding a term, newest first when asked. The scoring
-(see _lexical.py) is chronomem's own, so every document's terms are stored in three columns
+(see recall/lexical.py) is chronomem's own, so every document's terms are stored in three columns
 it can read back:
 
 * ``body``: the item's own text;
@@ -93,7 +93,7 @@ def turns_before(
 
 def reindex(conn: Conn) -> None:
     """Index every item again, as it was first written: a schema migration runs this, after
-    emptying the index and its counters, when the lexicon's terms change (see _lexicon.py),
+    emptying the index and its counters, when the lexicon's terms change (see text/lexicon.py),
     so an old memory ranks as a new one would. An episode's context is the stored body of
     the turns before it in its session, exactly as ``remember_episode`` builds it."""
     rows = conn.execute(

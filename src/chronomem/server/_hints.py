@@ -2,7 +2,7 @@
 
 A client reads these to decide what it may call without asking the user: a read-only tool
 freely, a destructive one only with consent. They must tell the truth, so each is argued here,
-and ``tests/chronomem/test_mcp_annotations.py`` checks that a read-only tool leaves the
+and ``tests/chronomem/server/test_mcp_features.py`` checks that a read-only tool leaves the
 database byte for byte (SQLite) or row for row (PostgreSQL) as it was. No tool reaches past
 the server's own database, so none is open-world.
 """

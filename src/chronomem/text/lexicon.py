@@ -58,7 +58,7 @@ def stem(word: str) -> str:
 def term(word: str) -> str:
     """The index term of a lower-case word: its Porter2 stem, with an irregular verb form or
     a number word brought to its base first and a derivational ending folded after (see
-    _wordforms.py), so "broke"/"broken"/"break", "three"/"3" and "allergic"/"allergies" meet."""
+    text/wordforms.py), so "broke"/"broken"/"break", "three"/"3" and "allergic"/"allergies" meet."""
     return fold(stem(base_form(word)))
 
 

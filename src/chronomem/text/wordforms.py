@@ -3,7 +3,7 @@
 Porter2 strips inflections, but "allergic" (``allerg``) and "allergies" (``allergi``), "broke"
 and "broken", "3" and "three" stay different terms, so a question in one form misses a turn in
 the other. :func:`fold` and :func:`base_form` bring such forms to one term; the lexicon
-(_lexicon.py) applies them to the index and the query alike, so both always agree.
+(text/lexicon.py) applies them to the index and the query alike, so both always agree.
 
 Every rule is narrow on purpose: folding too much merges words that only look alike
 ("organ"/"organic", "class"/"classic", "general"/"generation"), and a merged term matches
@@ -103,5 +103,6 @@ def _is_day(words: list[str], i: int) -> bool:
 
 def without_days(words: list[str]) -> list[str]:
     """``words`` without the day number of a date ("on 3 June", "August 3"): the date is the
-    date prior's to match (see _lexical.py); as a term the day met every "three" in passing."""
+    date prior's to match (see recall/lexical.py); as a term the day met every "three" in
+    passing."""
     return [w for i, w in enumerate(words) if not _is_day(words, i)]

@@ -4,7 +4,7 @@ An episode lives in ``chronomem_facts`` beside the facts (``kind = 'episode'``),
 one ``forget``, one export and one recall serve both. Its place in the session (``seq``) is
 call order, taken inside the write transaction, so two writers appending to one session get
 distinct, gap-free positions. Its lexical entry carries the stored terms of the two turns
-before it in the session (see _lexindex.py).
+before it in the session (see recall/lexindex.py).
 """
 
 from __future__ import annotations

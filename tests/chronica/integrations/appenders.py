@@ -11,26 +11,41 @@ import asyncio
 import traceback
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Protocol, cast
 
 from chronica import Actum, StoreError
 from chronica.integrations.openai_agents import ChronicaSession
 from chronica.stores.postgres import PostgresStore
 from chronica.stores.sqlite import SQLiteStore
 
-__all__ = ["LostAckStore", "PerItem", "writer"]
+__all__ = ["LostAck", "LostAckPostgresStore", "LostAckStore", "PerItem", "writer"]
 
 OWNER, SESSION = "ardian", "dinner-friday"
 
 
-class LostAckStore(SQLiteStore):
-    """A SQLite store whose ``fail_at``-th keyed write is stored, then reported as failed."""
+class _KeyedWrites(Protocol):
+    """The two writes of a store that :class:`LostAck` makes lose their acknowledgement."""
+
+    def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum: ...
+
+    def record_many(
+        self,
+        acta: Sequence[Actum],
+        *,
+        owner_id: str,
+        idempotency_keys: Sequence[str] | None = None,
+    ) -> list[Actum]: ...
+
+
+class LostAck:
+    """Before a store class in the bases: its ``fail_at``-th keyed write is stored, then fails."""
 
     fail_at = -1
     writes = 0
 
     def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
-        stored = super().record_once(actum, idempotency_key, owner_id=owner_id)
+        store = cast(_KeyedWrites, super())  # the store class after this one in the MRO
+        stored = store.record_once(actum, idempotency_key, owner_id=owner_id)
         self.writes += 1
         if self.writes == self.fail_at:
             raise StoreError("connection lost after the commit")
@@ -44,11 +59,20 @@ class LostAckStore(SQLiteStore):
         idempotency_keys: Sequence[str] | None = None,
     ) -> list[Actum]:
         """The whole batch is committed; if it held the ``fail_at``-th write, the ack is lost."""
-        stored = super().record_many(acta, owner_id=owner_id, idempotency_keys=idempotency_keys)
+        store = cast(_KeyedWrites, super())
+        stored = store.record_many(acta, owner_id=owner_id, idempotency_keys=idempotency_keys)
         before, self.writes = self.writes, self.writes + len(acta)
         if before < self.fail_at <= self.writes:
             raise StoreError("connection lost after the commit")
         return stored
+
+
+class LostAckStore(LostAck, SQLiteStore):
+    """A SQLite store whose ``fail_at``-th keyed write is stored, then reported as failed."""
+
+
+class LostAckPostgresStore(LostAck, PostgresStore):
+    """The same failure, on PostgreSQL."""
 
 
 class PerItem:
@@ -75,34 +99,6 @@ class PerItem:
 
     def acta(self, chronicum_id: str, *, owner_id: str, **kwargs: Any) -> list[Actum]:
         return self.inner.acta(chronicum_id, owner_id=owner_id, **kwargs)
-
-
-class LostAckPostgresStore(PostgresStore):
-    """The same failure, on PostgreSQL."""
-
-    fail_at = -1
-    writes = 0
-
-    def record_once(self, actum: Actum, idempotency_key: str, *, owner_id: str) -> Actum:
-        stored = super().record_once(actum, idempotency_key, owner_id=owner_id)
-        self.writes += 1
-        if self.writes == self.fail_at:
-            raise StoreError("connection lost after the commit")
-        return stored
-
-    def record_many(
-        self,
-        acta: Sequence[Actum],
-        *,
-        owner_id: str,
-        idempotency_keys: Sequence[str] | None = None,
-    ) -> list[Actum]:
-        """The whole batch is committed; if it held the ``fail_at``-th write, the ack is lost."""
-        stored = super().record_many(acta, owner_id=owner_id, idempotency_keys=idempotency_keys)
-        before, self.writes = self.writes, self.writes + len(acta)
-        if before < self.fail_at <= self.writes:
-            raise StoreError("connection lost after the commit")
-        return stored
 
 
 def items(name: str, count: int) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""chronomem's engine-specific statements on PostgreSQL (see _dialect.py).
+"""chronomem's engine-specific statements on PostgreSQL (see engine/dialect.py).
 
 Postings are a B-tree of ``(owner, term, rowid)``: "every item holding a rare term" is an index
 range, "the newest items holding a common term" a backward index scan that stops at the
@@ -11,7 +11,7 @@ depth, so neither grows with the memory. Many writers run at once here, so:
   never wait on each other in a cycle;
 * an episode takes its session's advisory lock before reading the position it appends at.
 
-No psycopg import: the statements are text, run through the connection in _postgres_db.py.
+No psycopg import: the statements are text, run through the connection in postgres/db.py.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The same tables and columns as on SQLite (so the shared statements run unchanged
 PostgreSQL's types: times are epoch microseconds in ``bigint``; keys compared by range or
 sorted (entity keys, ids, terms) use the ``"C"`` collation, so they order by code point as
 SQLite's do, whatever the database's locale. The lexical index is a plain table plus a
-postings B-tree (see _postgres_dialect.py), and the counters carry a shard column.
+postings B-tree (see postgres/dialect.py), and the counters carry a shard column.
 
 Versions are counted separately from SQLite's: a PostgreSQL memory starts at the layout
 SQLite reached through three migrations. Migrations run under an advisory lock, so several
@@ -116,7 +116,7 @@ _V2 = """
 CREATE INDEX chronomem_fact_entities_by_fact ON chronomem_fact_entities(fact_rowid)
 """
 
-# Version 3: the lexicon's terms changed (word forms meet: see _wordforms.py), so the lexical
+# Version 3: the lexicon's terms changed (word forms meet: see text/wordforms.py), so the lexical
 # index is emptied and every item indexed again (``lexindex.reindex``).
 _V3 = """
 DELETE FROM chronomem_postings;

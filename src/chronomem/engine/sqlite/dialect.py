@@ -1,4 +1,4 @@
-"""chronomem's engine-specific statements on SQLite (see _dialect.py).
+"""chronomem's engine-specific statements on SQLite (see engine/dialect.py).
 
 FTS5 is the postings list: ``chronomem_lex`` holds each item's stemmed terms in three
 columns and finds the items holding any term, newest first when asked. Writes are serial

@@ -69,7 +69,7 @@ CREATE INDEX chronomem_entity_links_strongest ON chronomem_entity_links(src, wei
 """
 
 # Version 2: episodes live beside facts (``kind``), and the lexical index holds chronomem's own
-# stemmed terms with the per-owner statistics that its BM25 needs (see _lexindex.py).
+# stemmed terms with the per-owner statistics that its BM25 needs (see recall/lexindex.py).
 _V2 = """
 ALTER TABLE chronomem_facts ADD COLUMN kind TEXT NOT NULL DEFAULT 'fact';
 ALTER TABLE chronomem_facts ADD COLUMN speaker TEXT;

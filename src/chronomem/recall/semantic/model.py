@@ -63,7 +63,7 @@ class Model:
         # The float32 arithmetic of ``.mean(axis=0)`` and ``np.linalg.norm`` (a float32 sum
         # divided by the count; the root of the dot product), without their Python-level
         # wrappers, which cost a third of a write's vector: the bytes stored are the same
-        # (tests/chronomem/test_semantic_encode.py holds them to the wrapped form).
+        # (tests/chronomem/recall/test_semantic_encode.py holds them to the wrapped form).
         vector = xp.add.reduce(self._tokens[ids] * self._scales[ids, None], axis=0)
         xp.true_divide(vector, len(ids), out=vector, casting="unsafe")
         norm = float(xp.sqrt(vector.dot(vector)))

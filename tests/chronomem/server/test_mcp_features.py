@@ -28,8 +28,7 @@ from mcp.types import (
 from chronomem.server._hints import HINTS
 from chronomem.server._resources import LIST_PAGE
 from tests.chronomem.backends import Databases, Target
-
-from .mcp_client import call, connect, run, shown_id
+from tests.chronomem.mcp_client import call, connect, run, shown_id
 
 READ_ONLY = {
     "chronomem_recall": {"query": "ThinkPad network"},

@@ -24,8 +24,7 @@ from chronomem import ChronoMem
 from chronomem._doors.http import REQUEST_READ_SECONDS, TimedH11Protocol
 from chronomem.server import main as server_main
 from chronomem.ui import main as ui_main
-
-from .mcp_client import call, free_port, http_server, run, server_env
+from tests.chronomem.mcp_client import call, free_port, http_server, run, server_env
 
 
 def test_loopback_http_round_trip_with_bearer_token_and_host_checks(tmp_path: Path) -> None:
@@ -340,8 +339,7 @@ def test_no_token_is_for_loopback_http_only(
     argv: list[str], environ: dict[str, str], complaint: str, tmp_path: Path
 ) -> None:
     from chronomem.server import ServerConfigError, config_from_args
-
-    from .mcp_client import server_args
+    from tests.chronomem.mcp_client import server_args
 
     with pytest.raises(ServerConfigError, match=complaint):
         config_from_args(server_args(*argv), {"CHRONOMEM_DB": str(tmp_path / "m.db"), **environ})

@@ -15,8 +15,7 @@ import pytest
 
 from chronomem.text.lexicon import index_terms, query_terms
 from tests.chronomem.backends import MemoryTarget
-
-from .graded_data import (
+from tests.chronomem.graded_data import (
     DEV,
     HELD_OUT,
     PARTIAL_OVERLAPS,

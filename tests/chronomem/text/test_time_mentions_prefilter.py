@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from chronomem._model import to_us
 from chronomem.text import mentions as module
 from chronomem.text.mentions import mentions
-from tests.chronomem.test_time_mentions import RESOLVED
+from tests.chronomem.text.test_time_mentions import RESOLVED
 
 AT = to_us(datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc))
 

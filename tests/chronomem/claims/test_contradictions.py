@@ -10,8 +10,7 @@ from chronomem import ChronoMem
 from chronomem.claims.contradictions import parse_claim, values_conflict
 from chronomem.text.entities import extract_entities
 from tests.chronomem.backends import MemoryTarget, count, rows
-
-from .contradiction_pairs import HELD_OUT, NAMED, PAIRS, Pair, evaluate, judge, kinds
+from tests.chronomem.contradiction_pairs import HELD_OUT, NAMED, PAIRS, Pair, evaluate, judge, kinds
 
 
 @pytest.fixture

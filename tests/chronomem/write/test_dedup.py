@@ -12,8 +12,7 @@ import pytest
 from chronomem import ChronoMem, Fact, FactId, InvalidArgumentError, InvalidFactError
 from chronomem.text.sameness import normalised
 from tests.chronomem.backends import Databases, MemoryTarget, count, rows
-
-from .mcp_client import call, connect, run
+from tests.chronomem.mcp_client import call, connect, run
 
 SAME = [
     "Ardian lives in Kemang",

@@ -33,8 +33,7 @@ from chronomem._iso8601 import parse_time
 from chronomem.cli import build_parser, main
 from chronomem.cli._output import Progress
 from tests.chronomem.backends import Databases, Target, is_untouched
-
-from .mcp_client import server_env
+from tests.chronomem.mcp_client import server_env
 
 THINKPAD = "ThinkPad T14 primary interface is Wi-Fi"
 

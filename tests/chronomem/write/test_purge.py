@@ -347,8 +347,8 @@ def test_a_prune_killed_midway_leaves_every_item_whole_or_a_tombstone(
     with memory_target.open() as watcher:
         child = subprocess.Popen(
             [sys.executable, "-c", _PRUNE_CHILD, *memory_target.args()],
-            cwd=Path(__file__).parents[2], stdout=subprocess.PIPE, text=True,
-            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+            cwd=Path(__file__).parents[3], stdout=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[3])},
         )  # fmt: skip
         try:
             assert child.stdout is not None

@@ -19,8 +19,7 @@ from chronomem import ChronoMem, ChronoMemError, cli, server
 from chronomem._doors.settings import resolve_owner
 from chronomem.cli._transfer import ExportFormatError
 from tests.chronomem.backends import Databases, Target
-
-from .mcp_client import (
+from tests.chronomem.mcp_client import (
     call,
     call_error,
     connect,
@@ -30,7 +29,7 @@ from .mcp_client import (
     shown_id,
     text_of,
 )
-from .mcp_client import server_args as _args
+from tests.chronomem.mcp_client import server_args as _args
 
 EXPECTED_TOOLS = {
     "chronomem_remember",

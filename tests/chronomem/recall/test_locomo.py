@@ -33,7 +33,7 @@ SLICE = "conv-30"  # the smallest development conversation: 369 turns, 81 questi
 EPISODE_FLOORS = {"R@1": 0.55, "R@5": 0.72, "R@10": 0.82, "MRR@10": 0.63}
 FACT_FLOORS = {"R@1": 0.46, "R@5": 0.66, "R@10": 0.70, "MRR@10": 0.54}
 FLOORS = {"episodes": EPISODE_FLOORS, "facts": FACT_FLOORS}
-MEASURED = Path(__file__).with_name("locomo_slice.json")
+MEASURED = Path(__file__).parents[1] / "locomo_slice.json"
 
 
 @pytest.fixture(scope="module")

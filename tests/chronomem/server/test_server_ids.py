@@ -14,9 +14,8 @@ import pytest
 from chronomem import ChronoMem, FactNotFoundError
 from chronomem._doors.settings import Target
 from chronomem.server._ids import AmbiguousIdError, resolve, short_ids
-
-from .backends import Databases, MemoryTarget
-from .mcp_client import call, call_error, connect, run
+from tests.chronomem.backends import Databases, MemoryTarget
+from tests.chronomem.mcp_client import call, call_error, connect, run
 
 # Two ids of one owner that share eleven digits, one that shares eight with another owner's.
 A = "01234567aaaa" + "0" * 20

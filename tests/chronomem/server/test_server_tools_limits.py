@@ -17,9 +17,8 @@ from chronomem import server
 from chronomem._doors.settings import open_session_store
 from chronomem.server._acta import DEFAULT_LAST_N, MAX_ACTA, MAX_REPLY_CHARS
 from tests.chronomem.backends import Databases, Target
-
-from .mcp_client import run, text_of
-from .mcp_client import server_args as _args
+from tests.chronomem.mcp_client import run, text_of
+from tests.chronomem.mcp_client import server_args as _args
 
 
 @pytest.fixture

@@ -14,9 +14,8 @@ import pytest
 
 from chronomem import server
 from chronomem.server import _http
-
-from .mcp_client import free_port, http_server, server_env
-from .mcp_client import server_args as _args
+from tests.chronomem.mcp_client import free_port, http_server, server_env
+from tests.chronomem.mcp_client import server_args as _args
 
 STRONG = secrets.token_urlsafe(32)
 

@@ -25,10 +25,9 @@ else:  # tomllib is Python 3.11's; the same parser was tomli before
 
 from chronomem._doors.settings import DEFAULT_OWNER
 from chronomem.server import DEFAULT_DB, config_from_args
+from tests.chronomem.mcp_client import server_args
 
-from .mcp_client import server_args
-
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 PACKAGE_KEYS = {
     "registryType", "registryBaseUrl", "identifier", "version", "fileSha256", "runtimeHint",

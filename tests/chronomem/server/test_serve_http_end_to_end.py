@@ -23,8 +23,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from chronomem import ChronoMem
-
-from .mcp_client import call, free_port, run, server_env
+from tests.chronomem.mcp_client import call, free_port, run, server_env
 
 HELLO = {  # what a client sends first; answered 200 only if the request was let in
     "jsonrpc": "2.0",
