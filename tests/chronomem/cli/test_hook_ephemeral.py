@@ -22,7 +22,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 LIMIT = 600  # seconds for a step that may build chronomem and fetch its dependencies
 
