@@ -15,7 +15,7 @@ from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem, Episode
 from chronomem.cli import _hook_events
 
-from .backends import Databases, Target
+from tests.chronomem.backends import Databases, Target
 from .test_hook import SESSION, assistant, hook, user, write
 
 SECRET = "the staging password for alpha is hunter2-orchid"
