@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-EXTRAS := dev,postgres,mcp,adk,openai-agents,langgraph,docs
+EXTRAS := dev,postgres,mcp,encoder,adk,openai-agents,langgraph,docs
 STAMP  := $(VENV)/.installed-$(EXTRAS)
 
 .PHONY: demo test lint typecheck docs unit bench bench-smoke clean

@@ -137,5 +137,6 @@ class AsyncChronoMem:
     contradictions = _twin(ChronoMem.contradictions)
     stats = _twin(ChronoMem.stats)
     categories = _twin(ChronoMem.categories)
+    reindex = _twin(ChronoMem.reindex)
     import_facts = _twin(ChronoMem.import_facts)
     import_with_sessions = _twin(ChronoMem.import_with_sessions)

@@ -20,9 +20,11 @@ from chronomem.engine import items as table
 from chronomem.engine import names
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage, open_storage
+from chronomem.recall.channels import Meaning
 from chronomem.recall.distinct import distinct
 from chronomem.recall.fusion import Candidate, check_weights, fuse
 from chronomem.recall.lexical import LexicalParams
+from chronomem.recall.semantic.nearest import NearestIndex
 from chronomem.recall.view import KINDS, View
 from chronomem.recall.where import check_where, where_sql
 from chronomem.text.entities import entity_key
@@ -38,6 +40,7 @@ from chronomem.write.facts import (
 from chronomem.write.importing import import_records
 from chronomem.write.revise import forget_item, supersede_fact
 from chronomem.write.upgrade import upgrade_data
+from chronomem.write.vector_space import choose_space, reembed
 
 from ._checks import (
     check_budget,
@@ -86,6 +89,9 @@ class ChronoMem:
     PostgreSQL durability is the server's (``synchronous_commit``, on by default: at least
     ``FULL``). ``schema`` is the PostgreSQL schema holding the tables (default
     ``"chronomem"``; letters, digits and underscores), and is refused for a SQLite file.
+    ``encoder`` picks the vector space of a new memory: ``"static"`` (the default, shipped
+    in the package) or ``"minilm-l6"`` (all-MiniLM-L6-v2, the ``encoder`` extra); a memory
+    keeps the one its vectors are from (see :meth:`reindex`).
     """
 
     def __init__(
@@ -97,6 +103,7 @@ class ChronoMem:
         weights: Mapping[str, float] | None = None,
         synchronous: str = "NORMAL",
         schema: str | None = None,
+        encoder: str | None = None,
     ) -> None:
         self.owner = check_owner(owner)
         if token_counter is not None and not callable(token_counter):
@@ -104,6 +111,13 @@ class ChronoMem:
         self._count: Callable[[str], int] = token_counter or estimate_tokens
         self.weights = check_weights(weights)
         self._db = open_storage(path, upgrade=upgrade_data, synchronous=synchronous, schema=schema)
+        try:
+            space = choose_space(self._db, encoder)
+        except BaseException:
+            self._db.close()
+            raise
+        self._db.vector_space = space
+        self._meaning = Meaning(space, NearestIndex())
         self._clock = SystemClock()
         self._batching = threading.local()  # this thread's open batch() blocks (views share it)
         # The lexical channel's measured parameters; scripts/eval_locomo.py ablates them.
@@ -241,6 +255,13 @@ class ChronoMem:
         tombstone stays (chronica's sessions: ``Chronicarius.erase_owner``)."""
         return purging.erase_all(self._unbatched(), self.owner)
 
+    def _prime(self, texts: Sequence[str]) -> None:
+        """Embed ``texts`` in batches before a transaction stores them (an encoder's cost
+        is paid outside the write lock, and a batch at a time)."""
+        space = self._meaning.space
+        if space is not None and texts:
+            space.prime(texts)
+
     def _unbatched(self) -> Storage:
         if getattr(self._batching, "depth", 0):
             raise ChronoMemError(
@@ -280,6 +301,7 @@ class ChronoMem:
         stored by its beginning, since a turn from elsewhere cannot be asked to be shorter.
         """
         episodes = episodes_of(turns)
+        self._prime([e.content for e in episodes])
         with self._db.write() as conn:
             ids, _ = insert_episodes(conn, self.owner, episodes, self._clock.now)
         return ids
@@ -329,6 +351,7 @@ class ChronoMem:
         category: str | None = None,
         kinds: Iterable[str] | None = None,
         where: Mapping[str, Any] | None = None,
+        relevant_only: bool = False,
     ) -> list[Item]:
         """Facts and episodes relevant to ``query``, best first, each with ``kind``, ``score``,
         ``tokens`` and ``ranks``.
@@ -343,6 +366,9 @@ class ChronoMem:
         :mod:`chronomem.recall.where`). Packing: with ``token_budget``, items are taken best
         first and one that does not fit is skipped (first fit), so the total never exceeds
         the budget; ``limit`` caps the count (default 10 when neither is given).
+        ``relevant_only`` is a relevance floor: only items with evidence beyond a name the
+        question shares (one of its other words, a meaning near it, a link from what it names)
+        come back, so fewer items rather than padding (the MCP tools and hooks set it).
         """
         text = check_text("query", query, max_bytes=8192)
         budget = check_budget(token_budget)
@@ -350,6 +376,8 @@ class ChronoMem:
         tests = check_where(where)
         if not isinstance(active_only, bool):
             raise InvalidArgumentError("active_only", "must be a bool")
+        if not isinstance(relevant_only, bool):
+            raise InvalidArgumentError("relevant_only", "must be a bool")
         view = View(
             owner=self.owner,
             now=0,
@@ -368,7 +396,8 @@ class ChronoMem:
             sql, params = where_sql(conn.dialect, tests)
             view = dataclasses.replace(view, now=self._clock.now(), where=sql,
                                        where_params=tuple(params))  # fmt: skip
-            ranked = fuse(conn, text, view, self.weights, self._lexical)
+            ranked = fuse(conn, text, view, self.weights, self._lexical, self._meaning,
+                          relevant_only=relevant_only)  # fmt: skip
             want = cap if budget is None and cap is not None else PACK_SCAN
             facts = distinct(ranked, lambda chunk: self._materialise(conn, chunk), want)
         return pack(facts, lambda f: f.tokens, budget=budget, limit=cap)
@@ -441,6 +470,25 @@ class ChronoMem:
             "schema_version": self._db.schema_version,
         }  # fmt: skip
 
+    @property
+    def encoder(self) -> str | None:
+        """The vector space this memory embeds and searches with (``None``: the channel is
+        off, numpy or the model missing)."""
+        space = self._meaning.space
+        return None if space is None else space.name
+
+    def reindex(self, encoder: str, *, progress: Callable[[int, int], None] | None = None) -> int:
+        """Re-embed every item of the file (every owner's) with ``encoder`` and make it the
+        file's space; returns the vectors stored. Resumable: killed, run it again. Writers in
+        other processes should be stopped first (they embed with the space they opened)."""
+        if progress is not None and not callable(progress):
+            raise InvalidArgumentError("progress", "must be a callable (done, total) -> None")
+        count = reembed(self._unbatched(), encoder, progress)
+        space = choose_space(self._db, encoder)
+        self._db.vector_space = space
+        self._meaning = Meaning(space, NearestIndex())
+        return count
+
     def categories(self, prefix: str = "", *, limit: int | None = None) -> list[str]:
         """The categories of this owner's active facts that start with ``prefix``, sorted,
         the first ``limit`` of them if given (one index probe per category, no item read: how
@@ -474,7 +522,9 @@ class ChronoMem:
         Ids already present for this owner are skipped, so re-importing is harmless; the
         return value counts the items actually inserted.
         """
-        return import_records(self._db, self.owner, [parse_record(r) for r in records])
+        parsed = [parse_record(r) for r in records]
+        self._prime([r.data.content for r in parsed])
+        return import_records(self._db, self.owner, parsed)
 
     def import_with_sessions(
         self, records: Iterable[Mapping[str, Any]], sessions: RestoreBatch

@@ -118,6 +118,10 @@ class Dialect(Protocol):
     pipelined: bool
     """Whether statements travel in a pipeline, answered only when read (PostgreSQL): a write
     then sends what it can before it reads, to wait for the server fewer times."""
+    commits_in_rowid_order: bool
+    """Whether a row with a higher rowid is always committed after one with a lower rowid
+    (SQLite's one writer), so a reader that saw rowid n has seen every committed row below
+    it; PostgreSQL's sequences hand rowids out at insert time, not at commit."""
     null_safe_equal: str
     """The operator that compares with NULL as a value (``IS`` / ``IS NOT DISTINCT FROM``)."""
     byte_order: str
@@ -141,6 +145,12 @@ class Dialect(Protocol):
         self, conn: Conn, owner: str, keyed: Sequence[tuple[str, str]]
     ) -> dict[str, tuple[int, str]]:
         """``(id, stored name)`` of each ``(key, name)`` entity, creating the missing ones."""
+        ...
+
+    def writers_in_flight(self, conn: Conn) -> bool:
+        """Whether a write transaction was still open when this read's snapshot was taken:
+        one that may yet commit rows below the highest rowid the snapshot holds (never on
+        SQLite, whose rowids are committed in order)."""
         ...
 
     def lock_session(self, conn: Conn, owner: str, session: str) -> None:

@@ -37,6 +37,10 @@ class Storage(Protocol):
         """The version of chronomem's tables (counted per engine)."""
         ...
 
+    vector_space: object
+    """What the memory embeds with, set by the memory and handed to every connection as
+    ``conn.vector_space`` (opaque to the engine: the write path and recall read it)."""
+
     def write(self) -> AbstractContextManager[Conn]:
         """A write transaction: all of it commits, or none of it. Inside another write of the
         same thread (``ChronoMem.batch``) a savepoint of it: undone alone on an error."""

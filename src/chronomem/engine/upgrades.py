@@ -28,6 +28,7 @@ class DataStep(enum.Enum):
     BACKFILL_CONTENT_KEYS = "give every fact its normalised-content key"
     FILL_MENTIONS = "index every item by its time, resolve every episode's mentions"
     RENUMBER_POSITIONS = "give the turns of every misnumbered session positions 1..n"
+    INDEX_FACT_FIELDS = "index every fact's category and metadata as words of its own"
 
 
 DataUpgrade = Callable[[DataStep, Conn], None]

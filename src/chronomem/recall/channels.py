@@ -7,11 +7,14 @@ bounded by an index, so a recall costs the same however much the owner remembers
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from chronomem.engine.dialect import Conn
 from chronomem.recall.entity_graph import (
     CHANNEL_DEPTH,
+    HOP_GAIN,
     HOP_MEANING_DEPTH,
     Meta,
     Ranking,
@@ -23,13 +26,68 @@ from chronomem.recall.entity_graph import (
 from chronomem.recall.lexical import LexicalParams
 from chronomem.recall.lexical_pool import at_its_time, lexical_ranks
 from chronomem.recall.query import Asked
-from chronomem.recall.semantic.channel import meaning_terms, rank_by_meaning
+from chronomem.recall.semantic.nearest import NearestIndex
+from chronomem.recall.semantic.spaces import VectorSpace
+from chronomem.recall.semantic.vectors import read_vectors
 from chronomem.recall.view import View
+from chronomem.text.entities import entity_key
+from chronomem.text.lexicon import query_terms
 
-__all__ = ["MEANING_DEPTH", "MEANING_WORDS", "channel_ranks"]
+__all__ = [
+    "MEANING_WEIGHT",
+    "NEAREST_DEPTH",
+    "RELATED_COSINE",
+    "Meaning",
+    "Ranked",
+    "channel_ranks",
+]
 
-MEANING_WORDS = 12
-MEANING_DEPTH = 50
+NEAREST_DEPTH = 50
+"""How many of the owner's nearest items the meaning channel brings (before the view)."""
+
+NEAREST_COSINE: Mapping[str, float] = {"static": 0.25, "minilm-l6": 0.2}
+"""Per vector space, the cosine below which a nearest item is noise, not meaning, and brings
+no candidate (static: on the LoCoMo development set the best turn for a question scores 0.60 to
+0.77, 10th to 90th percentile; a question about nothing stored stays unanswered)."""
+
+CHANCE_COSINE: Mapping[str, float] = {"static": 0.4, "minilm-l6": 0.1}
+"""Per vector space, the cosine of a question with an unrelated item, about (the median of
+random pairs on the LoCoMo development set: static 0.53, MiniLM 0.09): only what is nearer
+than chance counts as meaning."""
+
+_BELOW_CHANCE_SHARE = 0.05
+
+MEANING_WEIGHT: Mapping[str, float] = {"static": 1.0, "minilm-l6": 0.7}
+"""Per vector space, what a cosine of 1.0 is worth beside the best lexical score (1.0): the
+words and the meaning are one ranking, ``bm25 / best bm25 + weight * cosine`` (measured on the
+LoCoMo development set, see docs/semantic.md: RRF of the two ranks lowered R@1 by 0.05 or more
+at every weight, since a rank of meaning outvotes close lexical scores; the sum does not)."""
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """What a recall searches by meaning with: the memory's vector space and its index."""
+
+    space: VectorSpace | None
+    index: NearestIndex
+
+
+@dataclass
+class Ranked:
+    """Every channel's ranking for one recall, and the candidates' (trust, confidence)."""
+
+    channels: dict[str, Ranking]
+    meta: Meta
+    text: Ranking
+    """The words and the meaning as one ranking (see MEANING_WEIGHT): what RRF fuses with the
+    entity, graph and Jaccard channels."""
+    related: frozenset[int] | None = None
+    """The candidates with evidence beyond a shared name (a word of the question, a meaning
+    near it, a link from what it names); ``None``: every candidate (the question is names or
+    a date alone). What ``recall(relevant_only=True)`` keeps."""
+    hop_share: float = 1.0
+    """The graph channel's share of its weight: below 1 for a question of names alone, whose
+    neighbourhood follows the named entity's own facts rather than outranking them."""
 
 
 def channel_ranks(
@@ -38,76 +96,170 @@ def channel_ranks(
     view: View,
     params: LexicalParams,
     weights: Mapping[str, float],
-) -> tuple[dict[str, Ranking], Meta, float]:
-    """Each channel's ranked rowids, (trust, confidence) of every candidate, and how much of
-    the question the lexical channel saw (see lexical_pool._sight)."""
+    meaning: Meaning,
+) -> Ranked:
+    """Each channel's ranked rowids and the words-and-meaning ranking, through the view."""
     asked = Asked.read(conn, view.owner, query)
     view = at_its_time(conn, view)
     if "fact" not in view.kinds:
-        lexical, _, meta, sight = lexical_ranks(conn, asked, view, params)
-        bm25 = lexical[:CHANNEL_DEPTH]
-        semantic = _semantic(conn, asked, view, meta, weights, sight)
-        return {"bm25": bm25, "semantic": semantic}, meta, sight
+        question, nearest = _nearest(conn, asked, view, weights, meaning, ())
+        lexical, _, meta, words = lexical_ranks(conn, asked, view, params, [r for r, _ in nearest])
+        semantic = _visible(conn, question, nearest, meta, lexical)
+        channels = {"bm25": lexical[:CHANNEL_DEPTH], "semantic": semantic}
+        related = _related(words, semantic, [], meaning)
+        return Ranked(channels, meta, _text(lexical, semantic, weights, meaning), related)
     meta = {}
     facts = asked.items("fact")
     resolved, name_words = resolve(conn, view.owner, query)
+    question, nearest = _nearest(conn, asked, view, weights, meaning, name_words)
     named = specific(conn, facts, resolved)
     entity, neighbours = named_and_hops(conn, named, view, meta)
     # Facts naming a query entity are the entity channel's; graph ranks only the hop beyond.
     direct = {rowid for rowid, _ in entity}
     hops = hop_facts(conn, facts, neighbours, view, meta)
-    lexical, jaccard, lexical_meta, sight = lexical_ranks(
+    lexical, jaccard, lexical_meta, words = lexical_ranks(
         conn,
         asked,
         view,
         params,
-        [*direct, *meta],
+        [*direct, *meta, *(r for r, _ in nearest)],
         with_jaccard=weights.get("jaccard", 0.0) > 0,
         names=name_words,
     )
     meta.update(lexical_meta)
-    semantic = _semantic(conn, asked, view, meta, weights, sight)
+    semantic = _visible(conn, question, nearest, lexical_meta, lexical)
     # A hop is evidence only for a fact that also speaks to the question's other words or
     # meaning: the project Alice runs *runs on* a database; her city's other residents do not.
-    bm25 = lexical[:CHANNEL_DEPTH]
+    # A question of names alone ("Kestrel team") asks for the neighbourhood itself.
     speaks = {rowid for rowid, _ in lexical}  # any of its words, however common
     speaks.update(rowid for rowid, _ in semantic[:HOP_MEANING_DEPTH])
-    graph = [(rowid, s) for rowid, s in hops if rowid not in direct and rowid in speaks]
-    return (
-        {
-            "bm25": bm25,
-            "jaccard": jaccard,
-            "entity": entity,
-            "graph": graph,
-            "semantic": semantic,
-        },
-        meta,
-        sight,
-    )
+    only_names = not [t for t in asked.terms if t not in _words_of(name_words)]
+    graph = [
+        (rowid, s) for rowid, s in hops if rowid not in direct and (only_names or rowid in speaks)
+    ]
+    channels = {
+        "bm25": lexical[:CHANNEL_DEPTH],
+        "jaccard": jaccard,
+        "entity": entity,
+        "graph": graph,
+        "semantic": semantic,
+    }
+    share = 1.0 / HOP_GAIN if only_names else 1.0
+    related = None if only_names else _related(words, semantic, graph, meaning)
+    text = _text(lexical, semantic, weights, meaning)
+    return Ranked(channels, meta, text, related, share)
 
 
-def _semantic(
+RELATED_COSINE: Mapping[str, float] = {"static": 0.6, "minilm-l6": 0.45}
+"""Per vector space, the cosine above which an item relates to a question by meaning alone
+(for ``relevant_only``; measured on the LoCoMo development set, see docs/semantic.md)."""
+
+
+def _related(
+    words: frozenset[int] | None, semantic: Ranking, graph: Ranking, meaning: Meaning
+) -> frozenset[int] | None:
+    if words is None:
+        return None
+    floor = RELATED_COSINE.get(meaning.space.name, 1.0) if meaning.space else 1.0
+    near = {rowid for rowid, cosine in semantic if cosine >= floor}
+    return words | near | {rowid for rowid, _ in graph}
+
+
+def without_names(text: str, speakers: Collection[str], names: Collection[str]) -> str:
+    """``text`` without the speakers and entities it names: what it asks about them. The
+    words channel and the entity channel match the names; left in, a name weighs on a
+    sentence's vector as much as what is asked (every fact about Kavya is near "What is the
+    budget of the project Kavya works on?"). Measured on the LoCoMo development set with the
+    encoder: R@10 0.849 -> 0.861 (docs/semantic.md). A question of names alone keeps them."""
+    known = {w for key in speakers for w in key.split()}
+    known |= {k for k in (entity_key(n) for n in names) if k}
+    kept = [w for w in text.split() if entity_key(_bare(w)) not in known]
+    return " ".join(kept) if kept else text
+
+
+def _bare(word: str) -> str:
+    word = word.strip('.,;:!?"()[]')
+    return word[:-2] if word.lower().endswith(("'s", "\u2019s")) else word
+
+
+def _words_of(names: Collection[str]) -> set[str]:
+    return set(query_terms(" ".join(names)))
+
+
+def _nearest(
     conn: Conn,
     asked: Asked,
     view: View,
-    pooled: Meta,
     weights: Mapping[str, float],
-    sight: float,
-) -> Ranking:
-    """The pooled candidates ranked by meaning (none when the channel is weighted 0).
+    meaning: Meaning,
+    names: Collection[str],
+) -> tuple[Any, Ranking]:
+    """The question's unit vector (its meaning beyond the names it says, see
+    :func:`without_names`) and the owner's NEAREST_DEPTH items nearest it that the view lets
+    through; ``(None, [])`` when the channel is off."""
+    space = meaning.space
+    if space is None or weights.get("semantic", 0.0) <= 0:
+        return None, []
+    question = space.unit(without_names(asked.text, asked.q.speakers, names))
+    if question is None:
+        return None, []
+    floor = NEAREST_COSINE.get(space.name, 0.0)
+    found = meaning.index.search(conn, view.owner, space, question, NEAREST_DEPTH)
+    nearest = [(rowid, c) for rowid, c in found if c >= floor]
+    if not nearest:
+        return question, []
+    # The index holds every state of the owner's items: the view decides which count (the
+    # pool takes found items as already seen through it).
+    where, params = view.sql()
+    among, listed = conn.dialect.in_list("f.rowid", [rowid for rowid, _ in nearest])
+    rows = conn.execute(
+        f"SELECT f.rowid FROM chronomem_facts f WHERE {among} AND {where}", [*listed, *params]
+    ).fetchall()
+    seen = {int(row[0]) for row in rows}
+    return question, [(rowid, c) for rowid, c in nearest if rowid in seen]
 
-    When the question's words found nothing they could rank (``sight`` 0), the items holding
-    the words nearest to what it means join the pool first (each such word's MEANING_DEPTH
-    newest, through the view, from the same index), so that an item sharing no word with the
-    question can still be found: recall stays silent only when nothing relates.
-    """
-    if weights.get("semantic", 0.0) <= 0:
+
+def _visible(
+    conn: Conn, question: Any, nearest: Ranking, pooled: Meta, lexical: Ranking
+) -> Ranking:
+    """The semantic ranking: the nearest items the view let into the pool, and the lexical
+    channel's best items too (each scored by its own stored vector), by cosine."""
+    if question is None:
         return []
-    if sight == 0.0:
-        terms = meaning_terms(asked.text, MEANING_WORDS)
-        rows = conn.dialect.pool(
-            conn, view.owner, ([], terms), (), view.sql(), MEANING_DEPTH, None, view.ceiling
-        )
-        for row in rows:
-            pooled.setdefault(row.rowid, (row.trust, row.confidence))
-    return rank_by_meaning(conn, asked.text, pooled, CHANNEL_DEPTH)
+    cosines = {rowid: c for rowid, c in nearest if rowid in pooled}
+    missing = [rowid for rowid, _ in lexical[:CHANNEL_DEPTH] if rowid not in cosines]
+    if missing:
+        import numpy as np
+
+        items, blobs = read_vectors(conn, missing)
+        fitting = [(i, b) for i, b in zip(items, blobs, strict=True) if len(b) == len(question)]
+        if fitting:
+            stored = np.frombuffer(b"".join(b for _, b in fitting), dtype=np.int8)
+            scores = stored.reshape(len(fitting), len(question)).astype(np.float32) @ question
+            cosines.update(zip((i for i, _ in fitting), (scores / 127.0).tolist(), strict=True))
+    ranked = sorted(cosines.items(), key=lambda pair: (-pair[1], -pair[0]))
+    return ranked[:CHANNEL_DEPTH]
+
+
+def _text(
+    lexical: Ranking, semantic: Ranking, weights: Mapping[str, float], meaning: Meaning
+) -> Ranking:
+    """The words and the meaning as one ranking: each candidate's lexical score over the
+    best one's, plus MEANING_WEIGHT times its cosine (none below zero), each part scaled by
+    its channel's weight."""
+    words = weights.get("bm25", 0.0)
+    space = meaning.space
+    sense = weights.get("semantic", 0.0) * (MEANING_WEIGHT.get(space.name, 0.3) if space else 0.0)
+    scores: dict[int, float] = {}
+    best = lexical[0][1] if lexical else 0.0
+    if words > 0 and best > 0:
+        for rowid, score in lexical[:CHANNEL_DEPTH]:
+            scores[rowid] = words * score / best
+    if sense > 0:
+        chance = CHANCE_COSINE.get(space.name, 0.0) if space else 0.0
+        for rowid, cosine in semantic:
+            # Below chance a cosine only orders what nothing else found (a small share).
+            above = max(cosine - chance, 0.0) + _BELOW_CHANCE_SHARE * max(cosine, 0.0)
+            scores[rowid] = scores.get(rowid, 0.0) + sense * above
+    ranked = sorted(scores.items(), key=lambda pair: (-pair[1], -pair[0]))
+    return [pair for pair in ranked if pair[1] > 0][:CHANNEL_DEPTH]

@@ -51,7 +51,7 @@ STRONGEST_HOPS = 0.9  # hop entities within this share of the strongest hop's we
 # entity. Measured on the LoCoMo development set and the graded tiers: 2.5 changes no LoCoMo
 # metric; 3 without the shared-city discount cost the paraphrase tier 0.11 precision; 5 lowers
 # LoCoMo's R@1 (0.446 -> 0.441); a flat weight of 2 with no strength lowered it to 0.424.
-HOP_GAIN = 2.5
+HOP_GAIN = 3.5
 # A hop fact speaks to the question when the lexical channel ranked it or the semantic channel
 # ranked it among its first HOP_MEANING_DEPTH ("the stack of the project" for "is written in").
 HOP_MEANING_DEPTH = 20

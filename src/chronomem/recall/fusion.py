@@ -15,13 +15,15 @@ inside its own SQL, so a limit never hides a visible item behind an invisible on
   scored by how surely the named entity leads there (multi-hop: "Alice" -> "Project Falcon"
   -> its database), among the facts that also speak to the question's other words or meaning.
   These two live in :mod:`.entity_graph`.
-* ``semantic``: the pooled candidates by meaning (:mod:`.semantic`); where the question's words
-  found nothing they could rank, the items holding the words nearest its meaning join first.
+* ``semantic``: the owner's items nearest the question by meaning (:mod:`.semantic`), found
+  whatever their words, with the lexical channel's best ranked by their vectors too.
 
 Episodes are ranked by the lexical channel alone: they carry no entities and no claims.
-RRF(d) = sum_c w_c / (k + rank_c(d)) * (0.8 + 0.4 * trust) * confidence, with k = 60; the
-graph channel's w_c is scaled by its surest hop (see HOP_GAIN) and the semantic channel's by
-what the words saw (see SEMANTIC_SIGHTED).
+The words and the meaning are one ranking before fusion (see ``channels.MEANING_WEIGHT``): their
+ranks fused by RRF let a rank of meaning outvote close lexical scores.
+RRF(d) = sum_c w_c / (k + rank_c(d)) * (0.8 + 0.4 * trust) * confidence, with k = 60, over that
+ranking and the entity, graph and Jaccard channels; the graph channel's w_c is scaled by its
+surest hop (see HOP_GAIN).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 
 from chronomem._errors import InvalidArgumentError
 from chronomem.engine.dialect import Conn
-from chronomem.recall.channels import channel_ranks
+from chronomem.recall.channels import Meaning, channel_ranks
 from chronomem.recall.entity_graph import CHANNEL_DEPTH, HOP_GAIN, Ranking
 from chronomem.recall.lexical import LexicalParams
 from chronomem.recall.view import View
@@ -51,14 +53,6 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "semantic": 1.0,
 }
 RRF_K = 60
-# The semantic channel's share of its weight when the lexical channel saw any word of the question
-# beyond its names (see lexical_pool._sight): a small share, enough to reorder items the words rank
-# close together (RRF's gap between ranks r and r + 1 is about 1 / (60 + r)^2), too little to
-# overturn what they rank far apart. Measured on the LoCoMo development set, where a static model's
-# ranking alone (R@10 0.51) is far weaker than the words' (0.83): 0, 0.01 and 0.03 measure alike
-# (within 0.003 on every metric); a share of 1.0, or one growing with the words left unseen, lowered
-# R@1 (0.52 -> 0.45 at 1.0).
-SEMANTIC_SIGHTED = 0.03
 
 
 def check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
@@ -110,30 +104,38 @@ def fuse(
     view: View,
     weights: Mapping[str, float],
     params: LexicalParams,
+    meaning: Meaning,
+    *,
+    relevant_only: bool = False,
 ) -> list[Candidate]:
-    """Candidates best first by weighted RRF; zero-weight-only ones dropped."""
-    ranked, meta, sight = channel_ranks(conn, query, view, params, weights)
+    """Candidates best first by weighted RRF of the words-and-meaning ranking and the entity,
+    graph and Jaccard channels; each keeps its rank in every channel that found it (``bm25``
+    and ``semantic`` apart) to explain it. Zero-weight-only ones are dropped."""
+    ranked = channel_ranks(conn, query, view, params, weights, meaning)
+    meta = ranked.meta
     found: dict[int, Candidate] = {}
-    for channel, ranking in ranked.items():
+    text_weight = 1.0 if weights.get("bm25", 0.0) > 0 or weights.get("semantic", 0.0) > 0 else 0.0
+    fused: list[tuple[float, Ranking]] = [(text_weight, ranked.text)]
+    for channel in ("entity", "graph", "jaccard"):
+        ranking = ranked.channels.get(channel, [])
         w = weights.get(channel, 0.0)  # a channel a caller's weights leave out is off
-        # Meaning decides where the words cannot (none of the question's words, names aside,
-        # is in a top item: the words then rank an entity's facts by length alone), and the
-        # words decide elsewhere; the other keeps a small share (see SEMANTIC_SIGHTED).
-        if channel == "semantic":
-            w *= 1.0 if sight == 0.0 else SEMANTIC_SIGHTED
-        elif channel == "bm25" and sight == 0.0 and ranked.get("semantic"):
-            w *= SEMANTIC_SIGHTED
-        elif channel == "graph" and ranking:
-            w *= HOP_GAIN * min(1.0, ranking[0][1])  # as sure as its surest hop
+        if channel == "graph" and ranking:
+            w *= HOP_GAIN * min(1.0, ranking[0][1]) * ranked.hop_share  # its surest hop
+        fused.append((w, ranking))
+    for w, ranking in fused:
         for rowid, rank in _competition_ranks(ranking):
             cand = found.get(rowid)
             if cand is None:
                 trust, confidence = meta[rowid]
                 cand = found[rowid] = Candidate(rowid, trust, confidence, {})
-            cand.ranks[channel] = rank
             cand.score += w / (RRF_K + rank)
+    for channel, ranking in ranked.channels.items():
+        for rowid, rank in _competition_ranks(ranking):
+            if rowid in found:
+                found[rowid].ranks[channel] = rank
     for cand in found.values():
         cand.score *= (0.8 + 0.4 * cand.trust) * cand.confidence
-    kept = [c for c in found.values() if c.score > 0]
+    related = ranked.related if relevant_only else None
+    kept = [c for c in found.values() if c.score > 0 and (related is None or c.rowid in related)]
     kept.sort(key=lambda c: (-c.score, -c.rowid))
     return kept

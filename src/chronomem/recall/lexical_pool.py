@@ -1,5 +1,6 @@
 """The lexical channel's candidates: one bounded pool from the index, scored by BM25 with the
-priors of conversation (:mod:`.lexical`), with the Jaccard ranking and the lexical sight.
+priors of conversation (:mod:`.lexical`), with the Jaccard ranking and the items holding a
+word of the question.
 
 Scoring every posting of a very common word would make recall linear in the number of items,
 so terms are split by the owner's document frequency (see :func:`lexical_ranks`); both the
@@ -22,11 +23,10 @@ from chronomem.text.entities import extract_entities
 from chronomem.text.lexicon import query_terms
 from chronomem.text.tokens import terms as jaccard_terms
 
-__all__ = ["COMMON_DEPTH", "RARE_DF", "at_its_time", "lexical_ranks"]
+__all__ = ["COMMON_DEPTH", "RARE_DF", "at_its_time", "lexical_ranks", "worded"]
 
 RARE_DF = 100
 COMMON_DEPTH = 100
-SIGHT_DEPTH = 3
 
 
 def lexical_ranks(
@@ -38,10 +38,10 @@ def lexical_ranks(
     *,
     with_jaccard: bool = True,
     names: Collection[str] = (),
-) -> tuple[Ranking, Ranking, Meta, float]:
+) -> tuple[Ranking, Ranking, Meta, frozenset[int] | None]:
     """The lexical ranking (both kinds, every pooled item holding a word of the question: the
-    channel keeps its first CHANNEL_DEPTH), the Jaccard ranking (facts) and the lexical sight
-    (see _sight) from one bounded pool.
+    channel keeps its first CHANNEL_DEPTH), the Jaccard ranking (facts) and the items that
+    hold a word of the question beyond its names (see :func:`worded`), from one bounded pool.
 
     Scoring every posting of a very common word would make recall linear in the number of
     items, so terms are split by the owner's document frequency: every item holding a rare
@@ -55,7 +55,7 @@ def lexical_ranks(
     """
     terms, dfs = asked.terms, asked.dfs
     if not terms and asked.q.span is None:
-        return [], [], {}, 0.0
+        return [], [], {}, None
     rare = [t for t in terms if 0 < dfs.get(t, 0) <= RARE_DF]
     common = [t for t in terms if dfs.get(t, 0) > RARE_DF]
     if (few := _few_visible(conn, view)) is not None:
@@ -74,9 +74,9 @@ def lexical_ranks(
         pool.append(PoolRow.of(rowid, speaker_key(speaker) if speaker else None, valid_from,
                                body, ctx1, ctx2))  # fmt: skip
     lexical = score_pool(asked.q, pool, dfs, asked.lengths(), params)
-    sight = _sight(asked, pool, lexical, names)
+    words = worded(asked, pool, lexical, names)
     if not with_jaccard:
-        return lexical, [], meta, sight
+        return lexical, [], meta, words
     qset = set(jaccard_terms(asked.text))
     overlap = []
     for r in rows:
@@ -85,7 +85,7 @@ def lexical_ranks(
             overlap.append((r.rowid, len(qset & fset) / max(len(qset | fset), 1)))
     overlap.sort(key=lambda o: (-o[1], -o[0]))
     jaccard = [o for o in overlap if o[1] > 0][:CHANNEL_DEPTH]
-    return lexical, jaccard, meta, sight
+    return lexical, jaccard, meta, words
 
 
 def at_its_time(conn: Conn, view: View) -> View:
@@ -120,32 +120,27 @@ def _few_visible(conn: Conn, view: View) -> list[int] | None:
     return few_in_category(conn, view.sql(), view.category, COMMON_DEPTH)
 
 
-def _sight(
+def worded(
     asked: Asked, pool: Sequence[PoolRow], lexical: Ranking, known: Collection[str]
-) -> float:
-    """How much of what the question asks the lexical channel saw: the largest share of the
-    question's words, names left out, that one of its SIGHT_DEPTH best items (or its context)
-    holds.
-
-    1.0 when a top item holds every such word (or the question's words are all names, which
-    the lexical and entity channels match), 0.0 when none holds any, or nothing was found:
-    then the words cannot tell the candidates apart ("Who pays Noor's salary?" against
-    Noor's six facts), and the semantic channel, which can, is given its full weight (see
-    fuse).
+) -> frozenset[int] | None:
+    """The lexical channel's best items (CHANNEL_DEPTH) that hold, in their text or context,
+    a word of the question beyond its names: evidence that they relate to what is asked, not
+    only to whom. A question naming a date counts every item it found (by its words or by
+    the date); ``None`` when the question's words are all names ("When was Jon in Paris?"):
+    then every match counts.
     """
-    if not lexical:
-        return 0.0
+    if asked.q.span is not None:
+        return frozenset(rowid for rowid, _ in lexical[:CHANNEL_DEPTH])
     # Names: what reads as one (capitalised), and the words of the entities the memory knows
     # that the question names (a question typed in lower case names them too).
     names = set(query_terms(" ".join([*extract_entities(asked.text), *known])))
     wanted = [f" {t} " for t in asked.terms if t not in names]
-    if not wanted:  # only names ("When was Jon in Paris?"): the words are the question
-        return 1.0
-    # An item's context (the turns before it) counts: a question's words often sit there.
-    # Only the top items are read, so only theirs are joined (a pool holds hundreds).
+    if not wanted:
+        return None
     rows = {row.rowid: row for row in pool}
-    best = 0
-    for rowid, _ in lexical[:SIGHT_DEPTH]:
+    found = set()
+    for rowid, _ in lexical[:CHANNEL_DEPTH]:
         text = "".join(rows[rowid].fields)
-        best = max(best, sum(1 for t in wanted if t in text))
-    return best / len(wanted)
+        if any(t in text for t in wanted):
+            found.add(rowid)
+    return frozenset(found)

@@ -26,6 +26,7 @@ __all__ = [
     "CONTEXT_TURNS",
     "FIELD_WEIGHTS",
     "document_columns",
+    "fact_fields",
     "index_document",
     "reindex",
     "turns_before",
@@ -59,6 +60,37 @@ def index_document(
     columns = document_columns(content, context)
     conn.dialect.index_terms(conn, owner, kind, rowid, columns, weighted_length(columns))
     return columns[0]
+
+
+_FIELD_STRINGS = 32  # metadata strings a fact's fields hold, at most
+_FIELD_CHARS = 200
+
+
+def fact_fields(category: str | None, metadata: str | None) -> list[str]:
+    """A fact's context column: the terms of its category and of its metadata's string
+    values (the fields an agent gave it: ``category="car"``, ``{"sport": "badminton"}``), so
+    a question can match them as words, at the weight of a turn's context.
+
+    ``metadata`` is the stored JSON text; its keys are not words the fact says."""
+    words = [category.replace("/", " ").replace("_", " ")] if category else []
+    if metadata:
+        import json
+
+        try:
+            value: object = json.loads(metadata)
+        except ValueError:
+            value = None
+        stack = [value]
+        while stack and len(words) < _FIELD_STRINGS:
+            item = stack.pop()
+            if isinstance(item, str):
+                words.append(item[:_FIELD_CHARS])
+            elif isinstance(item, dict):
+                stack.extend(reversed(list(item.values())))
+            elif isinstance(item, list):
+                stack.extend(reversed(item))
+    terms = " ".join(index_terms(" ".join(words))) if words else ""
+    return [terms] if terms else []
 
 
 def document_columns(content: str, context: Sequence[str] = ()) -> list[str]:
@@ -97,14 +129,14 @@ def reindex(conn: Conn) -> None:
     so an old memory ranks as a new one would. An episode's context is the stored body of
     the turns before it in its session, exactly as ``remember_episode`` builds it."""
     rows = conn.execute(
-        """SELECT rowid, owner, kind, content, session, forgotten FROM chronomem_facts
-           ORDER BY owner, kind, session, seq, rowid"""
+        """SELECT rowid, owner, kind, content, session, forgotten, category, metadata
+           FROM chronomem_facts ORDER BY owner, kind, session, seq, rowid"""
     ).fetchall()
     previous: list[str] = []  # the stored body terms of the turns before, nearest first
     last_session: tuple[str, object] | None = None
-    for rowid, owner, kind, content, session, forgotten in rows:
+    for rowid, owner, kind, content, session, forgotten, category, metadata in rows:
         if kind != "episode":
-            index_document(conn, owner, kind, rowid, content)
+            index_document(conn, owner, kind, rowid, content, fact_fields(category, metadata))
             continue
         if (owner, session) != last_session:
             previous, last_session = [], (owner, session)

@@ -26,7 +26,12 @@ from chronomem.claims.contradictions import (
 )
 from chronomem.engine.dialect import Conn, distinct_terms
 from chronomem.engine.storage import Storage
-from chronomem.recall.lexindex import document_columns, index_document, weighted_length
+from chronomem.recall.lexindex import (
+    document_columns,
+    fact_fields,
+    index_document,
+    weighted_length,
+)
 from chronomem.recall.semantic.vectors import store_vector, vector_of
 from chronomem.text.entities import entity_key, extract_entities
 from chronomem.text.sameness import content_key
@@ -182,7 +187,7 @@ def _remember_called(
     def arguments() -> list[object]:
         now = clock.now()
         made.append(new_fact_id(now))
-        return _function_arguments(owner, p, made[0], now, dedup=dedup)
+        return _function_arguments(db, owner, p, made[0], now, dedup=dedup)
 
     row = db.call("chronomem_remember", arguments)
     if row is None:
@@ -195,22 +200,22 @@ def _remember_called(
 
 
 def _function_arguments(
-    owner: str, p: Prepared, fid: str, system_time: int, *, dedup: bool
+    db: Storage, owner: str, p: Prepared, fid: str, system_time: int, *, dedup: bool
 ) -> list[object]:
     """``chronomem_remember``'s arguments, in its order: what :func:`_insert_row` and
     :func:`_index_row` would send as statements, derived by the same functions."""
     d = p.data
     attr, value = p.claim if p.claim else (None, None)
     keyed = sorted(zip(p.keys, p.names, strict=True))  # in key order, as _entity_ids
-    columns = document_columns(d.content)
+    columns = document_columns(d.content, fact_fields(d.category, d.metadata))
     return [
         owner, fid, d.content, d.category, d.trust, d.confidence, d.source, d.metadata,
         json.dumps(p.names, ensure_ascii=False), p.terms, attr, value, system_time,
         d.valid_from if d.valid_from is not None else system_time, p.content_key,
         _content_lock(owner, p) if dedup else None,
         [key for key, _ in keyed], [name for _, name in keyed], p.caller_named,
-        columns[0], distinct_terms(columns),
-        weighted_length(columns), vector_of(d.content),
+        columns[0], columns[1], distinct_terms(columns),
+        weighted_length(columns), vector_of(d.content, db),
     ]  # fmt: skip
 
 
@@ -293,7 +298,9 @@ def _insert_row(
 
 def _index_row(conn: Conn, owner: str, p: Prepared, row: _Row) -> FactId:
     rowid, entity_ids = row.rowid, row.entity_ids
-    index_document(conn, owner, "fact", rowid, p.data.content)
+    index_document(
+        conn, owner, "fact", rowid, p.data.content, fact_fields(p.data.category, p.data.metadata)
+    )
     store_vector(conn, rowid, p.data.content)
     index_times(conn, owner, rowid, row.at, ())
     conn.executemany(

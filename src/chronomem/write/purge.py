@@ -35,6 +35,7 @@ from chronomem._model import Purged
 from chronomem.engine import items as table
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage
+from chronomem.recall.semantic.vectors import bump_epoch
 from chronomem.text.entities import entity_key
 from chronomem.write.unindex import Unindexer
 
@@ -125,6 +126,8 @@ def _purge_one(conn: Conn, index: Unindexer, item: _Item, reason: str | None, no
     vectors = _returned(
         conn, "DELETE FROM chronomem_vectors WHERE item = ? RETURNING 1", (item.rowid,)
     )
+    if vectors:
+        bump_epoch(conn)
     links, entities = _unlink_entities(conn, index.owner, item.rowid)
     # The days the item's text mentions (and its own time) were read from it: they go too.
     conn.execute("DELETE FROM chronomem_mentions WHERE item = ?", (item.rowid,))
@@ -276,6 +279,8 @@ def erase_owner(conn: Conn, owner: str) -> Purged:
     vectors = _returned(
         conn, f"DELETE FROM chronomem_vectors WHERE item IN {mine} RETURNING 1", (owner,)
     )
+    if vectors:
+        bump_epoch(conn)
     links = _returned(
         conn, f"DELETE FROM chronomem_fact_entities WHERE fact_rowid IN {mine} RETURNING 1",
         (owner,),

@@ -12,14 +12,14 @@ from __future__ import annotations
 from chronomem.claims.contradictions import reparse_claims
 from chronomem.engine.dialect import Conn
 from chronomem.engine.upgrades import DataStep
-from chronomem.recall.lexindex import index_document, reindex
+from chronomem.recall.lexindex import fact_fields, index_document, reindex
 from chronomem.recall.semantic.vectors import backfill
 from chronomem.text.entities import entity_key
 from chronomem.write.episodes import fill_mentions
 from chronomem.write.facts import backfill_content_keys
 from chronomem.write.unindex import Unindexer
 
-__all__ = ["rekey_entities", "renumber_positions", "upgrade_data"]
+__all__ = ["index_fact_fields", "rekey_entities", "renumber_positions", "upgrade_data"]
 
 
 def upgrade_data(step: DataStep, conn: Conn) -> None:
@@ -40,6 +40,8 @@ def upgrade_data(step: DataStep, conn: Conn) -> None:
         fill_mentions(conn)
     elif step is DataStep.RENUMBER_POSITIONS:
         renumber_positions(conn)
+    elif step is DataStep.INDEX_FACT_FIELDS:
+        index_fact_fields(conn)
     else:  # pragma: no cover  # a step named in the engine and not carried out here
         raise AssertionError(f"no data step for {step}")
 
@@ -50,6 +52,30 @@ def _index_first_facts(conn: Conn) -> None:
         "SELECT rowid, owner, content FROM chronomem_facts ORDER BY rowid"
     ).fetchall():
         index_document(conn, owner, "fact", rowid, content)
+
+
+def index_fact_fields(conn: Conn) -> int:
+    """Index again every fact that has a category or metadata, now with those as words of
+    their own (``lexindex.fact_fields``); returns how many. Episodes and facts without
+    fields index as they did, so they are left alone."""
+    rows = conn.execute(
+        """SELECT rowid, owner, content, category, metadata FROM chronomem_facts
+           WHERE kind = 'fact' AND purged_at IS NULL
+             AND (category IS NOT NULL OR metadata IS NOT NULL)
+           ORDER BY owner, rowid"""
+    ).fetchall()
+    done = 0
+    for owner in sorted({row[1] for row in rows}):
+        mine = [row for row in rows if row[1] == owner]
+        index = Unindexer(conn, owner)
+        for rowid, *_ in mine:
+            index.remove(rowid, "fact")
+        index.flush()
+        for rowid, _, content, category, metadata in mine:
+            fields = fact_fields(category, metadata)
+            index_document(conn, owner, "fact", rowid, content, fields)
+            done += 1
+    return done
 
 
 def _rekey_speakers(conn: Conn) -> None:

@@ -108,6 +108,7 @@ def test_a_recall_of_common_words_probes_the_facts_it_walks(
     mem.remember_episodes(
         [Turn(f"we talked about the garden {i}", speaker="Ardian", session="s") for i in range(100)]
     )
+    mem.recall("anything", limit=1)  # the nearest-neighbour copy reads each new vector once
     held, before = counted_memory.rows_read("chronomem_facts")
     assert mem.recall("tell me about tulips and the garden", limit=5)
     _, after = counted_memory.rows_read("chronomem_facts")
@@ -129,6 +130,7 @@ def test_a_recall_of_episodes_probes_each_fact_by_its_key(counted_memory: Counte
         [Turn(f"we talked about the garden {i}", speaker="Ardian", session=f"s{i % 3}")
          for i in range(300)]
     )  # fmt: skip
+    mem.recall("anything", limit=1)  # the nearest-neighbour copy reads each new vector once
     held, before = counted_memory.rows_read("chronomem_facts")
     assert mem.recall("the garden", limit=5, kinds=["episode"])
     _, after = counted_memory.rows_read("chronomem_facts")

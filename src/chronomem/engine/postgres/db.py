@@ -73,11 +73,12 @@ class PostgresConnection:
     else runs (see :mod:`.held`); :meth:`flush` sends them before a transaction or savepoint
     ends."""
 
-    __slots__ = ("_conn", "_held", "counters")
+    __slots__ = ("_conn", "_held", "counters", "vector_space")
 
     def __init__(self, conn: psycopg.Connection[Any], counters: HeldCounters | None = None) -> None:
         self._conn = conn
         self._held = HeldInserts()
+        self.vector_space: object = None  # what the memory embeds with (never read here)
         self.counters = counters
         """A write transaction's counter changes, written at its end (``None``: at once)."""
 
@@ -286,6 +287,8 @@ class PostgresDatabase:
     """A pool (owned, from a DSN, or borrowed) and chronomem's tables in ``schema``."""
 
     schema_version = SCHEMA_VERSION
+    vector_space: object = None
+    """What the memory embeds with, handed to every connection (the engine never reads it)."""
 
     def __init__(
         self,
@@ -344,10 +347,13 @@ class PostgresDatabase:
         with self._translated(action), self._pool.connection() as raw, _autocommit(raw):
             if read_only:
                 with _snapshot(raw, None if self._owns_pool else self._quoted):
-                    yield PostgresConnection(raw)
+                    reader = PostgresConnection(raw)
+                    reader.vector_space = self.vector_space
+                    yield reader
                 return
             with _pipelined(raw, None if self._owns_pool else self._quoted):
                 conn = PostgresConnection(raw, HeldCounters())
+                conn.vector_space = self.vector_space
                 try:
                     yield conn
                 except BaseException:

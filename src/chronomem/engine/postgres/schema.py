@@ -303,23 +303,47 @@ END
 $fn$
 """
 
+# Version 10 (issue 38): the memory's settings (which vector space its vectors are from, and
+# the epoch every erasure of vectors bumps, see recall/semantic/nearest.py); every fact's
+# category and metadata indexed as words of its own in its context column (``write.upgrade``),
+# so version 9's remember function is replaced by one that takes that column (``p_fields``).
+_V10 = """
+CREATE TABLE chronomem_settings (
+    key text COLLATE "C" PRIMARY KEY,
+    value text NOT NULL
+);
+DROP FUNCTION chronomem_remember(
+    text, text, text, text, float8, float8, text, text, text, text, text, text, bigint, bigint,
+    text, text, text[], text[], boolean, text, text[], float8, bytea);
+""" + _V9.replace(
+    "p_rename boolean, p_body text,", "p_rename boolean, p_body text, p_fields text,"
+).replace("VALUES (v_rowid, p_body, '', '')", "VALUES (v_rowid, p_body, p_fields, '')").lstrip("\n")
+
 # Index i holds the statements that take the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9)
-# Steps that are one statement whatever they hold (a function's body has ";\n" in it).
-_WHOLE = frozenset({_V9})
+_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10)
 # The data steps (carried out by the write path) after a step's statements.
 _DATA_AFTER = {
     _V3: DataStep.REINDEX,
     _V4: DataStep.BACKFILL_VECTORS,
     _V5: DataStep.FILL_MENTIONS,
     _V6: DataStep.BACKFILL_CONTENT_KEYS,
+    _V10: DataStep.INDEX_FACT_FIELDS,
 }
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 
 def statements(step: str) -> list[str]:
-    """The statements of migration ``step``, in order."""
-    parts = [step] if step in _WHOLE else step.split(";\n")
+    """The statements of migration ``step``, in order: split at each ``;`` that ends a line,
+    except inside a function's ``$fn$`` body (whose own statements end lines too)."""
+    parts: list[str] = []
+    pending: list[str] = []
+    for piece in step.split(";\n"):
+        pending.append(piece)
+        if ";\n".join(pending).count("$fn$") % 2 == 0:
+            parts.append(";\n".join(pending))
+            pending = []
+    if pending:
+        parts.append(";\n".join(pending))
     return [part for part in parts if part.strip()]
 
 

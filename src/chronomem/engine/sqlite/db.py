@@ -119,6 +119,15 @@ class Database:
     _checkpoints: Checkpointer | None = None
     """Runs the checkpoints of a file this process writes (see :mod:`.checkpoints`)."""
 
+    @property
+    def vector_space(self) -> object:
+        """What the memory embeds with, on the connection (the engine never reads it)."""
+        return self.conn.vector_space
+
+    @vector_space.setter
+    def vector_space(self, space: object) -> None:
+        self.conn.vector_space = space
+
     def __init__(
         self, path: str | os.PathLike[str], *, upgrade: DataUpgrade, synchronous: str = "NORMAL"
     ) -> None:

@@ -42,6 +42,7 @@ class SQLiteDialect:
     """The :class:`~chronomem.engine.dialect.Dialect` of SQLite."""
 
     for_update = ""
+    commits_in_rowid_order = True
     pipelined = False
     null_safe_equal = "IS"
     byte_order = ""
@@ -89,6 +90,11 @@ class SQLiteDialect:
             )
             found[key] = (int(row[0]), row[1])
         return found
+
+    def writers_in_flight(self, conn: Conn) -> bool:
+        """Never: one writer, whose rowids are committed in order."""
+        del conn
+        return False
 
     def lock_session(self, conn: Conn, owner: str, session: str) -> None:
         """Nothing to do: the write transaction already holds the database's write lock."""
@@ -239,3 +245,5 @@ class SQLiteConnection(sqlite3.Connection):
     journal = False
     """True once ``migrate`` has brought the file to the schema version with the
     document-frequency journal: its own older steps count terms without it."""
+    vector_space: object = None
+    """What the memory embeds with (set by the memory; the engine never reads it)."""

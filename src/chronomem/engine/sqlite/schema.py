@@ -252,6 +252,22 @@ CREATE INDEX chronomem_entity_links_by_dst ON chronomem_entity_links(dst)
 """
 
 
+_SETTINGS = """
+CREATE TABLE chronomem_settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID
+"""
+
+
+def _v13(conn: SQLiteConnection, upgrade: DataUpgrade) -> None:
+    """Version 13 (issue 38): the file's settings (which vector space its vectors are from,
+    and the epoch every erasure of vectors bumps: see recall/semantic/nearest.py), and a
+    fact's category and metadata indexed as words of its own."""
+    _run(conn, _SETTINGS)
+    upgrade(DataStep.INDEX_FACT_FIELDS, conn)
+
+
 # Index i holds the step that takes the schema from version i to i + 1.
 _MIGRATIONS: tuple[Step, ...] = (
     _script(_V1),
@@ -268,6 +284,7 @@ _MIGRATIONS: tuple[Step, ...] = (
     # Version 12 (issue 23): document frequencies are journaled and added up in batches (see
     # frequencies.py). The steps before it that index again (5 and 9) count terms directly.
     _script(JOURNAL_TABLE),
+    _v13,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 

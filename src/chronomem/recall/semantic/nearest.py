@@ -1,0 +1,178 @@
+"""Nearest neighbours by meaning: the owner's items nearest a question, whatever its words.
+
+The file stays the source of truth: every vector lives in ``chronomem_vectors``, written in
+the transaction that writes its item. This index is the process's copy of one owner's vectors,
+in memory, caught up from the table before each search: the rows added since the last one
+(an index range on the table's key), or all of them again when an erasure or a re-embedding
+bumped the file's vector epoch. So a killed process loses nothing (its copy dies with it and
+the next one reads the table), an erased vector leaves every copy at the next search (and
+exists in no file but the table it was deleted from), and a vector is never searched twice.
+
+The search is exact: the first ``coarse`` dimensions of every vector shortlist (the static
+model's dimensions come in order of variance, so a quarter of them rank almost as well as
+all), and the shortlist is ranked on every dimension. Measured against the candidates an
+embedded approximate index offers, and why this one: see docs/semantic.md.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from chronomem.engine.dialect import Conn
+from chronomem.recall.semantic.spaces import VectorSpace
+from chronomem.recall.semantic.vectors import EPOCH_KEY
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["NearestIndex"]
+
+_SHORTLIST = 8  # the shortlist is this many times the neighbours asked for (at least 256)
+_READ_BATCH = 5000
+# PostgreSQL draws rowids from a sequence when a row is inserted, not when it commits, so a
+# transaction open during one catch-up (a batch, an import) may commit rows below the highest
+# item that catch-up saw. The catch-up after one that saw a writer in flight reads this many
+# rowids again below it, and every RESYNC_SECONDS a copy is read whole again, so such a row
+# joins the search within seconds (the words find it meanwhile). With no writer in flight, and
+# always on SQLite (one writer, committing in rowid order), nothing is read twice.
+_LATE_WINDOW = 4096
+_RESYNC_SECONDS = 60.0
+
+
+def _epoch(conn: Conn) -> int:
+    row = conn.execute(
+        "SELECT value FROM chronomem_settings WHERE key = ?", (EPOCH_KEY,)
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+@dataclass
+class _Copy:
+    """One owner's vectors in memory: rows ``0..count`` of growable arrays."""
+
+    dim: int
+    coarse: int
+    epoch: int
+    made: float = 0.0  # time.monotonic() when the copy was started
+    late: bool = False  # the last catch-up saw a writer in flight (PostgreSQL)
+    through: int = 0  # every item up to here was read (up to its late window on PostgreSQL)
+    count: int = 0
+    items: Any = None  # int64 (capacity,)
+    exact: Any = None  # int8 (capacity, dim)
+    rough: Any = None  # float32 (capacity, coarse)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def append(self, np: Any, items: list[int], blobs: list[bytes]) -> None:
+        if not items:
+            return
+        new = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(items), self.dim)
+        need = self.count + len(items)
+        if self.items is None or need > len(self.items):
+            capacity = max(1024, need * 2)
+            grown = (
+                np.zeros(capacity, dtype=np.int64),
+                np.zeros((capacity, self.dim), dtype=np.int8),
+                np.zeros((capacity, self.coarse), dtype=np.float32),
+            )
+            if self.items is not None:
+                grown[0][: self.count] = self.items[: self.count]
+                grown[1][: self.count] = self.exact[: self.count]
+                grown[2][: self.count] = self.rough[: self.count]
+            self.items, self.exact, self.rough = grown
+        self.items[self.count : need] = items
+        self.exact[self.count : need] = new
+        self.rough[self.count : need] = new[:, : self.coarse]
+        self.count = need
+
+    def loaded(self, np: Any, items: list[int], window: int) -> list[bool]:
+        """Which of ``items`` (all above ``through - window``) are in the copy already."""
+        if not items or window == 0 or self.count == 0:
+            return [False] * len(items)
+        tail = self.items[max(0, self.count - 2 * window - _READ_BATCH) : self.count]
+        return [bool(b) for b in np.isin(np.asarray(items, dtype=np.int64), tail)]
+
+
+class NearestIndex:
+    """The nearest-neighbour copies of one memory (a file or a PostgreSQL schema), per owner."""
+
+    def __init__(self) -> None:
+        self._copies: dict[tuple[str, str], _Copy] = {}
+        self._lock = threading.Lock()
+
+    def search(
+        self, conn: Conn, owner: str, space: VectorSpace, question: npt.NDArray[np.float32], k: int
+    ) -> list[tuple[int, float]]:
+        """The owner's ``k`` items nearest ``question`` (a unit vector of ``space``), nearest
+        first, with their cosine; read through ``conn``'s snapshot, visible or not (the
+        caller filters by its view)."""
+        import numpy as np
+
+        copy = self._caught_up(np, conn, owner, space)
+        with copy.lock:
+            n = copy.count
+            if n == 0 or k <= 0:
+                return []
+            if copy.coarse < copy.dim and n > max(256, _SHORTLIST * k):
+                rough = copy.rough[:n] @ question[: copy.coarse] * 127.0
+                keep = max(256, _SHORTLIST * k)
+                short = np.argpartition(-rough, keep)[:keep]
+            else:
+                short = np.arange(n)
+            scores = (copy.exact[short].astype(np.float32) @ question) / 127.0
+            top = min(k, len(short))
+            best = (
+                np.argpartition(-scores, top - 1)[:top]
+                if top < len(short)
+                else np.arange(len(short))
+            )
+            best = best[np.argsort(-scores[best], kind="stable")]
+            items = copy.items[short[best]].tolist()
+            return list(zip(items, scores[best].astype(float).tolist(), strict=True))
+
+    def forget_owner(self, owner: str) -> None:
+        """Drop the process's copy of ``owner``'s vectors (the next search reads them anew)."""
+        with self._lock:
+            for key in [key for key in self._copies if key[0] == owner]:
+                del self._copies[key]
+
+    def _caught_up(self, np: Any, conn: Conn, owner: str, space: VectorSpace) -> _Copy:
+        epoch = _epoch(conn)
+        ordered = conn.dialect.commits_in_rowid_order
+        key = (owner, space.name)
+        now = time.monotonic()
+        with self._lock:
+            copy = self._copies.get(key)
+            stale = copy is not None and not ordered and now - copy.made > _RESYNC_SECONDS
+            if copy is None or stale or copy.epoch != epoch or copy.dim != space.dim:
+                copy = _Copy(space.dim, min(space.coarse, space.dim), epoch, made=now)
+                self._copies[key] = copy
+        with copy.lock:
+            late = _LATE_WINDOW if copy.late else 0
+            copy.late = not ordered and conn.dialect.writers_in_flight(conn)
+            top = conn.execute("SELECT max(item) FROM chronomem_vectors").fetchone()
+            newest = int(top[0]) if top and top[0] is not None else 0
+            after = max(0, copy.through - late)
+            while True:
+                rows = conn.execute(
+                    """SELECT v.item, v.vec FROM chronomem_vectors v
+                       JOIN chronomem_facts f ON f.rowid = v.item
+                       WHERE v.item > ? AND v.item <= ? AND f.owner = ? ORDER BY v.item LIMIT ?""",
+                    (after, newest, owner, _READ_BATCH),
+                ).fetchall()
+                items = [int(i) for i, _ in rows]
+                known = copy.loaded(np, items, late)
+                fitting = [
+                    (i, bytes(v))
+                    for (i, v), seen in zip(zip(items, (r[1] for r in rows), strict=True),
+                                            known, strict=True)
+                    if not seen and len(v) == copy.dim
+                ]  # fmt: skip
+                copy.append(np, [i for i, _ in fitting], [v for _, v in fitting])
+                if len(rows) < _READ_BATCH:
+                    copy.through = max(copy.through, newest)
+                    return copy
+                after = items[-1]
