@@ -147,6 +147,13 @@ class Dialect(Protocol):
         """``(id, stored name)`` of each ``(key, name)`` entity, creating the missing ones."""
         ...
 
+    def visible(
+        self, conn: Conn, rowids: Sequence[int], view: tuple[str, Sequence[object]]
+    ) -> set[int]:
+        """Which of ``rowids`` the view's fragment (on ``f``, the facts table) lets through,
+        each probed by its key, whatever the planner knows of the table's size."""
+        ...
+
     def writers_in_flight(self, conn: Conn) -> bool:
         """Whether a write transaction was still open when this read's snapshot was taken:
         one that may yet commit rows below the highest rowid the snapshot holds (never on

@@ -210,12 +210,7 @@ def _nearest(
         return question, []
     # The index holds every state of the owner's items: the view decides which count (the
     # pool takes found items as already seen through it).
-    where, params = view.sql()
-    among, listed = conn.dialect.in_list("f.rowid", [rowid for rowid, _ in nearest])
-    rows = conn.execute(
-        f"SELECT f.rowid FROM chronomem_facts f WHERE {among} AND {where}", [*listed, *params]
-    ).fetchall()
-    seen = {int(row[0]) for row in rows}
+    seen = conn.dialect.visible(conn, [rowid for rowid, _ in nearest], view.sql())
     return question, [(rowid, c) for rowid, c in nearest if rowid in seen]
 
 

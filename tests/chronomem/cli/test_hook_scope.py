@@ -14,8 +14,8 @@ from chronica import Chronicarius
 from chronica.stores.sqlite import SQLiteStore
 from chronomem import ChronoMem, Episode
 from chronomem.cli import _hook_events
-
 from tests.chronomem.backends import Databases, Target
+
 from .test_hook import SESSION, assistant, hook, user, write
 
 SECRET = "the staging password for alpha is hunter2-orchid"

@@ -179,6 +179,23 @@ class PostgresDialect:
                 found[key] = (int(i), name)
         return found
 
+    def visible(
+        self, conn: Conn, rowids: Sequence[int], view: tuple[str, Sequence[object]]
+    ) -> set[int]:
+        """Each id's fact probed by its key in a lateral subquery (``OFFSET 0`` keeps the
+        planner from turning it into a scan of a table it has no statistics for)."""
+        if not rowids:
+            return set()
+        where, params = view
+        rows = conn.execute(
+            f"""SELECT u.r FROM unnest(?::bigint[]) AS u(r)
+                CROSS JOIN LATERAL (
+                    SELECT 1 FROM (SELECT * FROM chronomem_facts WHERE rowid = u.r OFFSET 0) AS f
+                    WHERE {where}) AS seen""",
+            (list(rowids), *params),
+        ).fetchall()
+        return {int(row[0]) for row in rows}
+
     def writers_in_flight(self, conn: Conn) -> bool:
         """Whether the snapshot saw a transaction in progress (its oldest running id below the
         next one to be assigned)."""
@@ -329,8 +346,10 @@ class PostgresDialect:
                 JOIN chronomem_lex ON chronomem_lex.rowid = newest.rowid
                 UNION ALL
                 SELECT 2, {POOL_COLUMNS}
-                FROM chronomem_lex JOIN chronomem_facts f ON f.rowid = chronomem_lex.rowid
-                WHERE chronomem_lex.rowid = ANY(?){_TIMED_ROWS if span else ""}""",
+                FROM unnest(?::bigint[]) AS u(r)
+                CROSS JOIN LATERAL (SELECT * FROM chronomem_facts
+                                    WHERE rowid = u.r OFFSET 0) AS f
+                JOIN chronomem_lex ON chronomem_lex.rowid = u.r{_TIMED_ROWS if span else ""}""",
             (*timed[1], owner, list(rare), list(common), *params, owner, *start, depth, depth,
              *params, list(found)),
         ).fetchall()  # fmt: skip

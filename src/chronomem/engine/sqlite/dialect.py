@@ -91,6 +91,20 @@ class SQLiteDialect:
             found[key] = (int(row[0]), row[1])
         return found
 
+    def visible(
+        self, conn: Conn, rowids: Sequence[int], view: tuple[str, Sequence[object]]
+    ) -> set[int]:
+        """One ``rowid IN (...)`` probe per id, by the primary key."""
+        if not rowids:
+            return set()
+        where, params = view
+        among = ",".join("?" * len(rowids))
+        rows = conn.execute(
+            f"SELECT f.rowid FROM chronomem_facts f WHERE f.rowid IN ({among}) AND {where}",
+            [*rowids, *params],
+        ).fetchall()
+        return {int(row[0]) for row in rows}
+
     def writers_in_flight(self, conn: Conn) -> bool:
         """Never: one writer, whose rowids are committed in order."""
         del conn

@@ -157,19 +157,21 @@ class NearestIndex:
             newest = int(top[0]) if top and top[0] is not None else 0
             after = max(0, copy.through - late)
             while True:
+                # The new rows by the table's key, then their owners by the facts' key: when
+                # nothing is new (most searches) no fact is read at all.
                 rows = conn.execute(
-                    """SELECT v.item, v.vec FROM chronomem_vectors v
-                       JOIN chronomem_facts f ON f.rowid = v.item
-                       WHERE v.item > ? AND v.item <= ? AND f.owner = ? ORDER BY v.item LIMIT ?""",
-                    (after, newest, owner, _READ_BATCH),
+                    """SELECT item, vec FROM chronomem_vectors
+                       WHERE item > ? AND item <= ? ORDER BY item LIMIT ?""",
+                    (after, newest, _READ_BATCH),
                 ).fetchall()
                 items = [int(i) for i, _ in rows]
+                mine = conn.dialect.visible(conn, items, ("f.owner = ?", [owner]))
                 known = copy.loaded(np, items, late)
                 fitting = [
                     (i, bytes(v))
                     for (i, v), seen in zip(zip(items, (r[1] for r in rows), strict=True),
                                             known, strict=True)
-                    if not seen and len(v) == copy.dim
+                    if i in mine and not seen and len(v) == copy.dim
                 ]  # fmt: skip
                 copy.append(np, [i for i, _ in fitting], [v for _, v in fitting])
                 if len(rows) < _READ_BATCH:
