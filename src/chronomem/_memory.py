@@ -506,14 +506,15 @@ class ChronoMem:
         Ids already present for this owner are skipped, so re-importing is harmless; the
         return value counts the items actually inserted.
         """
-        return self._import(records)
+        return sum(self._import(records))
 
     def _import(
         self,
         records: Iterable[Mapping[str, Any]],
         then: Callable[[Conn], object] | None = None,
-    ) -> int:
-        """:meth:`import_facts`, running ``then`` in the same transaction before it commits.
+    ) -> tuple[int, int]:
+        """:meth:`import_facts`, running ``then`` in the same transaction before it commits;
+        returns the facts and the episodes inserted, apart.
 
         For the command line's import, which restores chronica's sessions of the same file
         with the facts, all or nothing (see ``chronica.stores.sqlite.restore_batch``).

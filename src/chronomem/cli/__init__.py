@@ -5,11 +5,14 @@ Every data command takes ``--db`` (env ``CHRONOMEM_DB``, default ``~/.chronomem/
 and ``--json``. Output is a table for people by default and JSON for scripts with ``--json``.
 
 Exit codes: 0 ok, 1 not found or nothing to show, 2 usage (bad flags or bad values).
+``contradictions`` exits 0 when it finds none (the check ran); ``recall`` and ``timeline``
+exit 1 when they find nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -101,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  chronomem recall 'where should Ardian eat?' --budget 200",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"chronomem {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser(
         "serve",
@@ -249,6 +253,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--db", help="a new file, or one an earlier demo made (default ./chronomem-demo.db)"
     )
     return parser
+
+
+def _version() -> str:
+    """The installed distribution's version (what ``pip`` and a bug report name)."""
+    try:
+        return importlib.metadata.version("chronomem")
+    except importlib.metadata.PackageNotFoundError:  # run from a tree that was never installed
+        return "unknown (not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

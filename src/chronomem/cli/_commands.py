@@ -221,7 +221,9 @@ def cmd_contradictions(args: argparse.Namespace) -> int:
         show.show_contradictions(found)
     else:
         print("no contradictions", file=sys.stderr)
-    return EXIT_OK if found else EXIT_EMPTY
+    # 0 either way: the check ran. A clean memory is not a failure (``set -e`` scripts);
+    # a script asks ``--json`` for whether there are any.
+    return EXIT_OK
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -263,19 +265,25 @@ def cmd_import(args: argparse.Namespace) -> int:
         )
     if loaded.warning:
         print(f"chronomem import: warning: {loaded.warning}", file=sys.stderr)
-    facts = acta = 0
+    facts = episodes = acta = 0
     if loaded.count:  # nothing to write: no file to create either
         with (
             _memory(args) as memory,
             contextlib.closing(open_session_store(_db_path(args))) as store,
         ):
-            facts, acta = restore(loaded, memory, store)
-    result = {"facts": facts, "sessions": len(loaded.chronica), "acta": acta}
+            facts, episodes, acta = restore(loaded, memory, store)
+    result = {
+        "facts": facts,
+        "episodes": episodes,
+        "sessions": len(loaded.chronica),
+        "acta": acta,
+    }
     if args.json:
         show.dump_json(result)
     else:
         sessions = count(len(loaded.chronica), "session")
-        print(f"imported {count(facts, 'new fact')}, {sessions} ({acta} acta)")
+        items = f"{count(facts, 'new fact')}, {count(episodes, 'new episode')}"
+        print(f"imported {items}, {sessions} ({acta} acta)")
     return EXIT_OK if loaded.count else EXIT_EMPTY
 
 
