@@ -282,9 +282,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return hook_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
-        # Refused before anything is opened or created (CHRONOMEM_OWNER= names no one).
+        # Refused before anything is opened or created (CHRONOMEM_OWNER= names no one; a
+        # postgresql:// database on an install without the driver).
         if "owner" in args:
             resolve_owner(args.owner, os.environ)
+        if "db" in args:
+            resolve_db(args.db, os.environ)
     except SettingsError as e:
         print(f"chronomem {args.command}: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -59,6 +59,20 @@ class Storage(Protocol):
         ...
 
 
+POSTGRES_EXTRA = "a PostgreSQL memory needs the postgres extra: pip install 'chronomem[postgres]'"
+"""What every door says when given a PostgreSQL database on an install without its driver."""
+
+
+def has_postgres_driver() -> bool:
+    """Whether psycopg and its pool import here (the ``postgres`` extra is installed)."""
+    try:
+        import psycopg  # noqa: F401  # imported to learn whether it can be
+        import psycopg_pool  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def is_postgres(target: object) -> bool:
     """A PostgreSQL URL (``postgresql://...``) or a ``psycopg_pool.ConnectionPool``."""
     if isinstance(target, str):
@@ -72,9 +86,7 @@ def open_storage(target: object, *, synchronous: str, schema: str | None) -> Sto
         try:
             from chronomem.engine.postgres.db import PostgresDatabase
         except ImportError as e:
-            raise DatabaseError(
-                "a PostgreSQL memory needs the postgres extra: pip install 'chronomem[postgres]'"
-            ) from e
+            raise DatabaseError(POSTGRES_EXTRA) from e
         return PostgresDatabase(target, schema="chronomem" if schema is None else schema)  # type: ignore[arg-type]  # is_postgres checked the type
     if schema is not None:
         raise InvalidArgumentError("schema", "names a PostgreSQL schema; a SQLite file has none")
