@@ -220,12 +220,38 @@ def _run_shell(body: str, tmp_path: Path) -> None:
             _check_make_targets(words[1:])
         elif words[:3] == ["claude", "mcp", "add"]:
             _serve_configured(_claude_mcp_add(words[3:]), tmp_path)
+        elif words[:2] == ["pip", "install"]:
+            _check_pip_install(words[2:], env)
+        elif words[0] == "uvx":  # as a client's configuration runs it: this checkout's command
+            executable, arguments = _local("uvx", words[1:])
+            code, output = _in_session(shlex.join([executable, *arguments]), env, timeout=120)
+            assert code == 0, f"$ {line}\n{output}"
         elif _is_server(words):
             _run_server(line, env)
         else:
             # `chronomem serve` over stdio ends with its input, here an empty one.
             code, output = _in_session(line, env, timeout=300)
             assert code == 0, f"$ {line}\n{output}"
+
+
+def _check_pip_install(args: list[str], env: dict[str, str]) -> None:
+    """A ``pip install`` of this clone (``/path/to/chronomem``, extras and ``-e`` as given):
+    pip resolves it for real (builds its metadata, checks the extras exist) without
+    installing, so the line works as written. The published name alone is not on PyPI yet."""
+    targets = [a for a in args if not a.startswith("-")]
+    assert targets, f"pip install {shlex.join(args)}: installs nothing"
+    assert all(t.startswith(CHECKOUT) for t in targets), (
+        f"pip install {shlex.join(args)}: only the clone installs before the first release"
+    )
+    local = [a.replace(CHECKOUT, str(REPO), 1) for a in args]
+    argv = [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--quiet"]
+    argv += ["--ignore-installed", "--report", "-", *local]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, f"pip install {shlex.join(args)}\n{done.stdout}{done.stderr}"
+    [item] = json.loads(done.stdout)["install"]
+    assert item["metadata"]["name"] == "chronomem"
+    extras = {e for t in targets for e in re.findall(r"\[(.*)\]", t) for e in e.split(",")}
+    assert extras <= set(item["metadata"].get("provides_extra", [])), extras
 
 
 def _is_server(words: list[str]) -> bool:
