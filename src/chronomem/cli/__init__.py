@@ -25,6 +25,7 @@ from chronomem import (
     RecordNotFoundError,
 )
 from chronomem._doors.arguments import add_target_arguments
+from chronomem._doors.ids import AmbiguousIdError
 from chronomem._doors.settings import SettingsError, resolve_db, resolve_owner, without_password
 
 from ._commands import (
@@ -297,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader (``| head``) left; say nothing more and do not fail loudly.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  # interpreter flushes it at exit
         return EXIT_OK
-    except (Usage, InvalidArgumentError, ExportFormatError) as e:
+    except (Usage, InvalidArgumentError, ExportFormatError, AmbiguousIdError) as e:
         _say(args, e)
         return EXIT_USAGE
     except (NotFound, RecordNotFoundError, FactNotActiveError) as e:

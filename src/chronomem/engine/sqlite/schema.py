@@ -325,6 +325,14 @@ CREATE INDEX chronomem_entity_links_by_dst ON chronomem_entity_links(dst)
 """
 
 
+# Version 13 (issue 42): the facts' ids by their last eight digits, random ones (an id is its
+# time, then random digits), so a short id shown as its end (``…a611ced9``), which stays
+# unique as facts are written where a prefix does not, is found with one probe of an index.
+_V13 = """
+CREATE INDEX chronomem_facts_by_tail ON chronomem_facts(substr(id, 25)) WHERE kind = 'fact'
+"""
+
+
 # Index i holds the step that takes the schema from version i to i + 1.
 _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     _script(_V1),
@@ -341,6 +349,7 @@ _MIGRATIONS: tuple[Callable[[SQLiteConnection], None], ...] = (
     # Version 12 (issue 23): document frequencies are journaled and added up in batches (see
     # frequencies.py). The steps before it that index again (5 and 9) count terms directly.
     _script(JOURNAL_TABLE),
+    _script(_V13),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 

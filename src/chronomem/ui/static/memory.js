@@ -112,7 +112,7 @@ function side(fact) {
     h("div", { class: "muted" }, `recorded ${when(fact.system_time)} · trust ${fact.trust_score}` +
       ` · confidence ${fact.confidence}`),
     h("div", { class: "muted" }, fact.source ? `source ${fact.source}` : ""),
-    h("code", { class: "muted" }, fact.id));
+    h("code", { class: "muted", title: fact.id }, fact.short_id ? `…${fact.short_id}` : fact.id));
 }
 
 export async function renderContradictions(main, params) {
