@@ -480,7 +480,8 @@ class ChronoMem:
         so an end stays unique unless a later id happens to end alike. The digits grow with
         the memory (four more than writing its count in hex takes: 8 up to 65,535 facts, 9
         up to about a million, 10 up to 16 million), so ten times more facts later make a
-        shown end ambiguous about once in 6,500. One probe of the ids' tail index per 100 ids, and one read of the count."""
+        shown end ambiguous about once in 6,500. One probe of the ids' tail index per 100
+        ids, and one read of the count."""
         n = max(check_positive("shortest", shortest) or 1, names.TAIL)
         wanted = list(dict.fromkeys(check_id(i) for i in ids))
         with self._db.read() as conn:
