@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from chronomem import ChronoMem, Contradiction, Fact, FactNotFoundError
 from chronomem._doors.ids import resolve, short_ids
+from chronomem.recall.fusion import CHANNELS
 
 __all__ = [
     "SharedCall",
@@ -61,6 +62,10 @@ def item_json(item: Any, short: dict[str, str] | None = None) -> dict[str, Any]:
         if item.superseded_by:
             record["superseded_by_short"] = short.get(item.superseded_by, item.superseded_by)
     return record
+
+
+def _channel_order(channel: str) -> tuple[int, str]:
+    return (CHANNELS.index(channel) if channel in CHANNELS else len(CHANNELS), channel)
 
 
 def _shorts(memory: ChronoMem, items: Sequence[Any]) -> dict[str, str]:
@@ -122,6 +127,9 @@ def recall_view(
         results.append(record)
     return {
         "query": query,
+        # The channels this recall ranked by, read from its results (in fusion's order), so
+        # the page never shows a fixed list the recall did not use.
+        "channels": sorted({c for r in results for c in r["ranks"]}, key=_channel_order),
         "results": results,
         "budget": budget,
         "packed_count": len(packed_ids),
