@@ -97,8 +97,8 @@ def test_each_card_names_its_actor_and_stays_under_its_lane_head(
         # In its actor's column: the card's left and right edges are its lane head's, for
         # the first actum (written when one actor had spoken) as for the last.
         head = heads[actum.actor]
-        assert abs(card.rect["x"] - head["x"]) < 1.5, (actum.seq, card.rect, head)
-        assert abs(card.rect["width"] - head["width"]) < 1.5, (actum.seq, card.rect, head)
+        assert abs(card.rect["x"] - head["x"]) < 1.5, (actum.content, card.rect, head)
+        assert abs(card.rect["width"] - head["width"]) < 1.5, (actum.content, card.rect, head)
 
 
 def test_filters_show_exactly_the_window_an_agent_got(
