@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 EXTRAS := dev,postgres,mcp,encoder,adk,openai-agents,langgraph,docs
 STAMP  := $(VENV)/.installed-$(EXTRAS)
 
-.PHONY: demo test lint typecheck docs unit bench bench-smoke clean
+.PHONY: demo test lint typecheck docs unit bench bench-smoke release clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,12 @@ unit: $(STAMP)
 	$(PY) -m pytest -m alone
 	$(PY) -m pytest -m "not alone" --numprocesses auto --maxprocesses 4
 
+# A release, checked and uploaded nowhere: sdist and wheel in dist/ (twine check --strict), the
+# wheel installed alone in a fresh virtualenv, where `chronomem --version` and `chronomem serve`
+# must run. It prints the `twine upload` line to publish what it checked.
+release: $(STAMP)
+	$(PY) scripts/release.py
+
 $(VENV)/.installed-bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[$(EXTRAS),bench]'
 	touch $@
@@ -53,4 +59,4 @@ bench-smoke: $(VENV)/.installed-bench
 	$(PY) scripts/benchmark_matrix.py --quick
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site dist

@@ -18,7 +18,11 @@ A block's language says how it runs:
   and must serve and store. ``toml`` (Codex's ``mcp_servers``) is parsed and started the same
   way, and so is the command a ``claude mcp add ... -- COMMAND`` line of an ``sh`` block adds.
   ``uvx --from /path/to/chronomem chronomem`` runs this environment's ``chronomem`` (uvx itself
-  is tested in ``tests/chronomem/server/test_mcp_install.py``).
+  is tested in ``tests/chronomem/server/test_mcp_install.py``). A configuration of a server
+  over HTTP (a ``url`` with its ``headers``, Codex's ``bearer_token_env_var``, or ``claude mcp add
+  --transport http NAME URL --header ...``) is tried against a server started with a token:
+  the header, with the token where it names one, must let it serve and store, and the same
+  URL without it must be refused.
 - ``text`` draws a layout: every repository path in it must exist.
 
 Console and shell blocks run with chronomem's command on the PATH, in an empty home (``~``
@@ -27,21 +31,27 @@ lands in the test's folder) and without the ``CHRONOMEM_*`` settings of the call
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import secrets
 import shlex
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.parse
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
+import httpx2
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from chronica.stores.inmemory import InMemoryStore
 
@@ -100,6 +110,20 @@ def test_the_readme_links_every_page_of_the_manual() -> None:
     readme = README.read_text(encoding="utf-8")
     for page in sorted((REPO / "docs").glob("*.md")):
         assert f"(docs/{page.name})" in readme, f"README.md does not link docs/{page.name}"
+
+
+def test_every_client_the_mcp_page_lists_has_an_http_configuration() -> None:
+    page = (REPO / "docs" / "mcp.md").read_text(encoding="utf-8")
+    stdio = page[page.index("## Configure a client") : page.index("## From Python")]
+    http = page[page.index("### Clients over HTTP") :]
+    named = re.compile(r"^\*\*([^*]+)\*\*", re.M)
+    clients = set(named.findall(stdio))
+    assert {"Claude Code", "Cursor", "VS Code", "Codex", "Claude Desktop"} <= clients
+    assert set(named.findall(http)) == clients
+    # Each but Claude Desktop's (stdio only) gives a URL and its token, run by test_block_runs.
+    blocks = [b for b in BLOCKS if b.page.name == "mcp.md" and "8765/mcp" in b.body]
+    tokened = [b for b in blocks if "Authorization" in b.body or "bearer_token_env_var" in b.body]
+    assert len(tokened) == len(clients) - 1
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.name for b in BLOCKS])
@@ -218,14 +242,42 @@ def _run_shell(body: str, tmp_path: Path) -> None:
             continue
         if words[0] == "make":
             _check_make_targets(words[1:])
+        elif words[:3] == ["claude", "mcp", "add"] and _transport(words) == "http":
+            _serve_over_http(*_claude_mcp_add_http(words[3:]), tmp_path)
         elif words[:3] == ["claude", "mcp", "add"]:
             _serve_configured(_claude_mcp_add(words[3:]), tmp_path)
+        elif words[:2] == ["pip", "install"]:
+            _check_pip_install(words[2:], env)
+        elif words[0] == "uvx":  # as a client's configuration runs it: this checkout's command
+            executable, arguments = _local("uvx", words[1:])
+            code, output = _in_session(shlex.join([executable, *arguments]), env, timeout=120)
+            assert code == 0, f"$ {line}\n{output}"
         elif _is_server(words):
             _run_server(line, env)
         else:
             # `chronomem serve` over stdio ends with its input, here an empty one.
             code, output = _in_session(line, env, timeout=300)
             assert code == 0, f"$ {line}\n{output}"
+
+
+def _check_pip_install(args: list[str], env: dict[str, str]) -> None:
+    """A ``pip install`` of this clone (``/path/to/chronomem``, extras and ``-e`` as given):
+    pip resolves it for real (builds its metadata, checks the extras exist) without
+    installing, so the line works as written. The published name alone is not on PyPI yet."""
+    targets = [a for a in args if not a.startswith("-")]
+    assert targets, f"pip install {shlex.join(args)}: installs nothing"
+    assert all(t.startswith(CHECKOUT) for t in targets), (
+        f"pip install {shlex.join(args)}: only the clone installs before the first release"
+    )
+    local = [a.replace(CHECKOUT, str(REPO), 1) for a in args]
+    argv = [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--quiet"]
+    argv += ["--ignore-installed", "--report", "-", *local]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, f"pip install {shlex.join(args)}\n{done.stdout}{done.stderr}"
+    [item] = json.loads(done.stdout)["install"]
+    assert item["metadata"]["name"] == "chronomem"
+    extras = {e for t in targets for e in re.findall(r"\[(.*)\]", t) for e in e.split(",")}
+    assert extras <= set(item["metadata"].get("provides_extra", [])), extras
 
 
 def _is_server(words: list[str]) -> bool:
@@ -307,9 +359,18 @@ def _run_json(body: str, tmp_path: Path) -> None:
     assert isinstance(config, dict)
     for name, server in config.get("mcpServers", {}).items():
         assert name == "chronomem"
-        _serve_configured(server, tmp_path)
+        if "url" in server:  # Cursor's remote server
+            _serve_over_http(server["url"], server.get("headers", {}), tmp_path)
+        else:
+            _serve_configured(server, tmp_path)
+    inputs = {i["id"] for i in config.get("inputs", [])}
     for name, server in config.get("servers", {}).items():  # VS Code's .vscode/mcp.json
         assert name == "chronomem"
+        if server.get("type") == "http":
+            for needed in re.findall(r"\$\{input:([^}]+)\}", json.dumps(server)):
+                assert needed in inputs, f"${{input:{needed}}} is declared in no input"
+            _serve_over_http(server["url"], server.get("headers", {}), tmp_path)
+            continue
         assert server.get("type") == "stdio", server
         _serve_configured(server, tmp_path)
 
@@ -324,7 +385,13 @@ def _run_toml(body: str, tmp_path: Path) -> None:
     assert servers, "a toml block with no MCP server in it: say what it configures, or run it"
     for name, server in servers.items():
         assert name == "chronomem"
-        _serve_configured(server, tmp_path)
+        if "url" in server:  # Codex sends the variable's value as the bearer token
+            headers = dict(server.get("http_headers", {}))
+            if "bearer_token_env_var" in server:
+                headers["Authorization"] = f"Bearer ${{{server['bearer_token_env_var']}}}"
+            _serve_over_http(server["url"], headers, tmp_path)
+        else:
+            _serve_configured(server, tmp_path)
 
 
 def _claude_mcp_add(words: list[str]) -> dict[str, object]:
@@ -348,6 +415,113 @@ def _claude_mcp_add(words: list[str]) -> dict[str, object]:
             at += 1
     assert names == ["chronomem"], names
     return {"command": command[0], "args": command[1:], "env": env}
+
+
+def _transport(words: list[str]) -> str:
+    for flag in ("--transport", "-t"):
+        if flag in words:
+            return words[words.index(flag) + 1]
+    return "stdio"
+
+
+def _claude_mcp_add_http(words: list[str]) -> tuple[str, dict[str, str]]:
+    """The URL and headers ``claude mcp add --transport http [options] NAME URL`` configures."""
+    headers: dict[str, str] = {}
+    positional: list[str] = []
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if word in ("-H", "--header"):
+            key, _, value = words[at + 1].partition(":")
+            headers[key.strip()] = value.strip()
+            at += 2
+        elif word in ("-s", "--scope", "-t", "--transport"):
+            at += 2
+        else:
+            positional.append(word)
+            at += 1
+    assert len(positional) == 2, positional
+    name, url = positional
+    assert name == "chronomem", name
+    return url, headers
+
+
+TOKEN = secrets.token_hex(32)
+"""The token the docs' HTTP server runs with, put where a configuration names one."""
+_TOKEN_REFERENCES = (
+    "${env:CHRONOMEM_TOKEN}",  # Cursor's interpolation
+    "${input:chronomem-token}",  # VS Code's prompted input
+    "${CHRONOMEM_TOKEN}",
+    "$CHRONOMEM_TOKEN",  # a shell's
+)
+
+
+def _with_token(value: str) -> str:
+    for reference in _TOKEN_REFERENCES:
+        value = value.replace(reference, TOKEN)
+    return value
+
+
+@contextlib.contextmanager
+def _http_server(tmp_path: Path) -> Iterator[int]:
+    """``chronomem serve --http`` with ``TOKEN``, as the page starts it, on a free port."""
+    port = _free_port()
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env = {**_env(tmp_path), "CHRONOMEM_TOKEN": TOKEN}
+    argv = [str(BIN / "chronomem"), "serve", "--http", f"127.0.0.1:{port}"]
+    with (tmp_path / "http.log").open("w") as log:
+        server = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stderr=log)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                assert server.poll() is None, (tmp_path / "http.log").read_text()
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline, f"never answered on {port}"
+                    time.sleep(0.1)
+            yield port
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def _serve_over_http(url: str, headers: dict[str, str], tmp_path: Path) -> None:
+    """Connect as an HTTP configuration says (its URL, its headers) to a server with a token:
+    it must serve and store, and the URL without the headers must be refused."""
+    parts = urllib.parse.urlsplit(url)
+    assert (parts.scheme, parts.hostname, parts.path) == ("http", "127.0.0.1", "/mcp"), url
+    sent = {key: _with_token(value) for key, value in headers.items()}
+    assert sent.get("Authorization") == f"Bearer {TOKEN}", f"no bearer token sent: {headers}"
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "docs", "version": "1"}}}  # fmt: skip
+
+    async def go(address: str) -> set[str]:
+        accept = {"Accept": "application/json, text/event-stream"}
+        async with httpx2.AsyncClient() as raw:
+            refused = await raw.post(address, json=hello, headers=accept)
+            assert refused.status_code == 401, refused.text
+        client = httpx2.AsyncClient(headers=sent)
+        with anyio.fail_after(60):
+            async with (
+                client,
+                streamable_http_client(address, http_client=client) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                tools = {t.name for t in (await session.list_tools()).tools}
+                stored = await session.call_tool("chronomem_remember", {"content": "Mina: tea"})
+                assert not stored.is_error, stored
+                return tools
+
+    with _http_server(tmp_path) as port:
+        address = parts._replace(netloc=f"127.0.0.1:{port}").geturl()
+        tools = anyio.run(go, address)
+    assert {"chronomem_remember", "chronomem_recall", "chronica_record_actum"} <= tools
+    assert (tmp_path / "home" / ".chronomem" / "memory.db").is_file()
 
 
 def _local(command: str, args: list[str]) -> tuple[str, list[str]]:

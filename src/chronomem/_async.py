@@ -134,6 +134,8 @@ class AsyncChronoMem:
     entity_names = _twin(ChronoMem.entity_names)
     fact_ids = _twin(ChronoMem.fact_ids)
     unique_prefixes = _twin(ChronoMem.unique_prefixes)
+    fact_ids_ending = _twin(ChronoMem.fact_ids_ending)
+    unique_suffixes = _twin(ChronoMem.unique_suffixes)
     contradictions = _twin(ChronoMem.contradictions)
     stats = _twin(ChronoMem.stats)
     categories = _twin(ChronoMem.categories)

@@ -87,21 +87,21 @@ async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str,
         assert json.loads(text) == result.structured_content
     else:
         for fact in result.structured_content["facts"]:
-            assert shown_id(text, fact["content"]) in _prefixes(fact["id"])
+            assert shown_id(text, fact["content"]) in _ends(fact["id"])
     structured: dict[str, Any] = result.structured_content
     return structured
 
 
 def shown_id(text: str, content: str) -> str:
-    """The id the line of ``text`` that says ``content`` shows (a fact id or a prefix)."""
+    """The id the line of ``text`` that says ``content`` shows (a fact id or its end)."""
     found = re.search(rf"^\[([0-9A-Za-z_.:-]+)\] {re.escape(content)}", text, re.MULTILINE)
     assert found, f"no line says {content!r} in:\n{text}"
     return found.group(1)
 
 
-def _prefixes(fact_id: str) -> list[str]:
-    # A fact id is shown whole or as a prefix of at least 8 digits (server/_ids.py).
-    return [fact_id[:n] for n in range(8, len(fact_id) + 1)] if len(fact_id) > 8 else [fact_id]
+def _ends(fact_id: str) -> list[str]:
+    # A fact id is shown whole or as its end, of at least 8 digits (chronomem/_doors/ids.py).
+    return [fact_id[-n:] for n in range(8, len(fact_id) + 1)] if len(fact_id) > 8 else [fact_id]
 
 
 async def call_error(session: ClientSession, tool: str, **arguments: Any) -> str:

@@ -25,8 +25,20 @@ never sets: order is the contract. Chronicum IDs are scoped by owner (see
 :mod:`chronica.store`): most tests write as one owner through an :class:`OwnerView`, and
 the tests about owners check that two owners' chronica of one ID never meet.
 
-This package imports pytest, so it is for test code only (``pip install chronomem[dev]``).
+This package imports pytest, so it is for test code only: ``pip install 'chronomem[testing]'``
+brings pytest (``chronomem[dev]`` too). Without it the import says so, instead of failing
+deep inside ``_base`` with a bare ``ModuleNotFoundError``.
 """
+
+try:
+    import pytest  # noqa: F401  # only to check it is there
+except ModuleNotFoundError as _missing:
+    if _missing.name != "pytest":
+        raise
+    raise ImportError(
+        "chronica.storeconformance is pytest test classes and needs pytest: "
+        "pip install 'chronomem[testing]'"
+    ) from None
 
 from ._base import OWNER, OwnerView, make_actum, run_together
 from ._batch import BatchStoreContract

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from chronomem import ChronoMemError
 from chronomem._checks import check_owner
-from chronomem.engine.storage import is_postgres
+from chronomem.engine.storage import POSTGRES_EXTRA, has_postgres_driver, is_postgres
 
 if TYPE_CHECKING:
     from chronica.stores.postgres import PostgresStore
@@ -67,9 +67,15 @@ def resolve_db(
 
     Only a caller that writes passes ``create``, which makes a file's missing folders
     (private to the user: a memory is personal); reading never creates anything.
+
+    A DSN on an install without the ``postgres`` extra is refused here with
+    :class:`SettingsError` saying so, before a door reaches for the driver: every command,
+    the server and the inspector answer that one line, never ``ModuleNotFoundError``.
     """
     raw = value if value is not None else environ.get("CHRONOMEM_DB") or DEFAULT_DB
     if is_dsn(raw):
+        if not has_postgres_driver():
+            raise SettingsError(POSTGRES_EXTRA)
         return str(raw)
     path = Path(os.path.expanduser(os.fspath(raw)))
     if create:

@@ -6,7 +6,7 @@ server answers a model with the same summary lines, and the demo prints the same
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from chronomem import Episode, Fact
@@ -43,17 +43,22 @@ def recall_summary(items: Sequence[Fact | Episode]) -> str:
     return ", ".join([*parts, f"{sum(item.tokens for item in items)} tokens"])
 
 
-def short_id(fact_id: str) -> str:
-    """A fact ID's last 8 hex digits, marked as a tail.
+def short_id(fact_id: str, short: Mapping[str, str] | None = None) -> str:
+    """A fact ID's end, marked as one: ``short``'s form of it (unique among the owner's
+    facts, see :mod:`chronomem._doors.ids`), else its last 8 hex digits.
 
     A fact ID starts with its system time, so facts recorded moments apart share their first
     digits; the random tail tells them apart.
     """
-    return "…" + fact_id[-8:]
+    end = (short or {}).get(fact_id, fact_id[-8:])
+    return end if end == fact_id else "…" + end
 
 
-def timeline_lines(entity: str, facts: Sequence[Fact]) -> list[str]:
-    """Draw how beliefs about ``entity`` changed: each fact's valid interval and lineage.
+def timeline_lines(
+    entity: str, facts: Sequence[Fact], short: Mapping[str, str] | None = None
+) -> list[str]:
+    """Draw how beliefs about ``entity`` changed: each fact's valid interval and lineage,
+    each fact named by its end (``short``'s, when given: what every door takes back).
 
     Example::
 
@@ -71,10 +76,10 @@ def timeline_lines(entity: str, facts: Sequence[Fact]) -> list[str]:
         last = i == len(facts) - 1
         head = "┌" if i == 0 and not last else ("└" if last else "├")
         rail = " " if last else "│"
-        lines.append(f"{head} {short_id(fact.id)}  {span.ljust(width)}  {_state(fact)}")
+        lines.append(f"{head} {short_id(fact.id, short)}  {span.ljust(width)}  {_state(fact)}")
         lines.append(f"{rail}   [{fact.category or '-'}] {fact.content}")
         if fact.superseded_by:
-            lines.append(f"{rail}   └─ superseded by {short_id(fact.superseded_by)}")
+            lines.append(f"{rail}   └─ superseded by {short_id(fact.superseded_by, short)}")
         if fact.forgotten:
             reason = f": {fact.forget_reason}" if fact.forget_reason else ""
             lines.append(f"{rail}   └─ forgotten{reason}")

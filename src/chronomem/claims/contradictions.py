@@ -17,12 +17,14 @@ a denial of something else never contradict: the rule prefers silence to a false
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 
 from chronomem._model import Contradiction
 from chronomem.claims.reader import Claim, read_claim
+from chronomem.claims.words import IRREGULAR
 from chronomem.engine.dialect import Conn
-from chronomem.text.lexicon import stem
+from chronomem.text.lexicon import stem, term
 
 __all__ = [
     "conflicting_ids",
@@ -142,8 +144,9 @@ def conflicts_among(
 def find_contradictions(conn: Conn, owner: str) -> list[Contradiction]:
     """Every group of active facts that conflict, one group per (fact set, attribute)."""
     id_array, value_array = conn.dialect.json_array("f.id"), conn.dialect.json_array("f.value")
+    content_array = conn.dialect.json_array("f.content")
     rows = conn.execute(
-        f"""SELECT e.name, f.category, f.attr, {id_array}, {value_array}
+        f"""SELECT e.name, f.category, f.attr, {id_array}, {value_array}, {content_array}
            FROM chronomem_facts f
            JOIN chronomem_fact_entities fe ON fe.fact_rowid = f.rowid
            JOIN chronomem_entities e ON e.id = fe.entity_id
@@ -155,12 +158,16 @@ def find_contradictions(conn: Conn, owner: str) -> list[Contradiction]:
     ).fetchall()
     seen: set[tuple[object, ...]] = set()
     found: list[Contradiction] = []
-    for name, category, attr, ids_json, values_json in rows:
-        for ids, values in _conflicting_groups(attr, json.loads(ids_json), json.loads(values_json)):
+    for name, category, attr, ids_json, values_json, contents_json in rows:
+        ids_all = json.loads(ids_json)
+        said = dict(zip(ids_all, json.loads(contents_json), strict=True))
+        for ids, values in _conflicting_groups(attr, ids_all, json.loads(values_json)):
             key = (ids, category, attr)
             if key not in seen:
                 seen.add(key)
-                found.append(Contradiction(name, category, ids, _reason(name, attr, ids, values)))
+                words = [said[i] for i in ids]
+                reason = _reason(name, attr, ids, values, words)
+                found.append(Contradiction(name, category, ids, reason))
     return found
 
 
@@ -194,9 +201,29 @@ def _conflicting_groups(
     return [(tuple(members), vals) for members, vals in groups.values()]
 
 
-def _reason(name: str, attr: str, ids: tuple[str, ...], values: list[str]) -> str:
+_WORD = re.compile(r"[\w'-]+")
+
+
+def _as_said(relation: str, contents: Sequence[str]) -> str:
+    """``relation`` (the stored form: index terms, "book time") in the words the facts used
+    ("booking time"): each term becomes the first word of the facts whose term, stem or
+    verb base it is; a term no word gives back (a relation the reader named itself) stays."""
+    spoken: dict[str, str] = {}
+    for content in contents:
+        for word in _WORD.findall(content.lower()):
+            for form in (term(word), stem(word), IRREGULAR.get(word)):
+                if form:
+                    spoken.setdefault(form, word)
+    return " ".join(spoken.get(part, part) for part in relation.split(" "))
+
+
+def _reason(
+    name: str, attr: str, ids: tuple[str, ...], values: list[str], contents: Sequence[str]
+) -> str:
     relation = attr.partition("|")[2].removesuffix("*").replace(" @time", "")
-    relation = relation.replace(" @past", " (in the past)")
+    past = relation.endswith(" @past")
+    relation = _as_said(relation.removesuffix(" @past"), contents)
+    relation += " (in the past)" if past else ""
     shown = sorted({v.replace("!", "not ", 1) if v.startswith("!") else v for v in values})
     return (
         f"{len(ids)} active facts about {name!r} give different values for {relation!r}: "

@@ -5,11 +5,14 @@ Every data command takes ``--db`` (env ``CHRONOMEM_DB``, default ``~/.chronomem/
 and ``--json``. Output is a table for people by default and JSON for scripts with ``--json``.
 
 Exit codes: 0 ok, 1 not found or nothing to show, 2 usage (bad flags or bad values).
+``contradictions`` exits 0 when it finds none (the check ran); ``recall`` and ``timeline``
+exit 1 when they find nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -22,6 +25,7 @@ from chronomem import (
     RecordNotFoundError,
 )
 from chronomem._doors.arguments import add_target_arguments
+from chronomem._doors.ids import AmbiguousIdError
 from chronomem._doors.settings import SettingsError, resolve_db, resolve_owner, without_password
 
 from ._commands import (
@@ -101,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  chronomem recall 'where should Ardian eat?' --budget 200",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"chronomem {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser(
         "serve",
@@ -251,6 +256,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    """The installed distribution's version (what ``pip`` and a bug report name)."""
+    try:
+        return importlib.metadata.version("chronomem")
+    except importlib.metadata.PackageNotFoundError:  # run from a tree that was never installed
+        return "unknown (not installed)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 not found/empty, 2 usage)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -270,9 +283,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return hook_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
-        # Refused before anything is opened or created (CHRONOMEM_OWNER= names no one).
+        # Refused before anything is opened or created (CHRONOMEM_OWNER= names no one; a
+        # postgresql:// database on an install without the driver).
         if "owner" in args:
             resolve_owner(args.owner, os.environ)
+        if "db" in args:
+            resolve_db(args.db, os.environ)
     except SettingsError as e:
         print(f"chronomem {args.command}: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -282,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader (``| head``) left; say nothing more and do not fail loudly.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  # interpreter flushes it at exit
         return EXIT_OK
-    except (Usage, InvalidArgumentError, ExportFormatError) as e:
+    except (Usage, InvalidArgumentError, ExportFormatError, AmbiguousIdError) as e:
         _say(args, e)
         return EXIT_USAGE
     except (NotFound, RecordNotFoundError, FactNotActiveError) as e:

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, BinaryIO
 
 from chronomem import ChronoMem
+from chronomem._doors.ids import resolve
 from chronomem._doors.settings import (
     Target,
     open_session_store,
@@ -148,11 +149,12 @@ def cmd_remember_episode(args: argparse.Namespace) -> int:
 def cmd_supersede(args: argparse.Namespace) -> int:
     options = _fact_options(args)
     with _memory(args) as memory:
-        fid = memory.supersede(args.old_id, args.content, **options)
+        old = resolve(memory, args.old_id)  # a short id, as timeline shows it, or a prefix
+        fid = memory.supersede(old, args.content, **options)
     if args.json:
-        show.dump_json({"id": str(fid), "superseded": args.old_id})
+        show.dump_json({"id": str(fid), "superseded": old})
     else:
-        print(f"superseded {args.old_id} with {fid}")
+        print(f"superseded {old} with {fid}")
     return EXIT_OK
 
 
@@ -169,11 +171,12 @@ def _fact_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_forget(args: argparse.Namespace) -> int:
     with _memory(args) as memory:
-        memory.forget(args.fact_id, reason=args.reason)
+        fid = resolve(memory, args.fact_id)
+        memory.forget(fid, reason=args.reason)
     if args.json:
-        show.dump_json({"id": args.fact_id, "forgotten": True})
+        show.dump_json({"id": fid, "forgotten": True})
     else:
-        print(f"forgot {args.fact_id}")
+        print(f"forgot {fid}")
     return EXIT_OK
 
 
@@ -201,12 +204,16 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
+    from chronomem._doors.ids import short_ids
+
     with _memory(args) as memory:
         facts = memory.timeline(args.entity)
+        named = [f.id for f in facts] + [f.superseded_by for f in facts if f.superseded_by]
+        short = short_ids(memory, named) if facts and not args.json else {}
     if args.json:
         show.dump_json([f.to_dict() for f in facts])
     elif facts:
-        show.show_timeline(args.entity, facts)
+        show.show_timeline(args.entity, facts, short=short)
     else:
         print(f"nothing known about {args.entity!r}", file=sys.stderr)
     return EXIT_OK if facts else EXIT_EMPTY
@@ -221,7 +228,9 @@ def cmd_contradictions(args: argparse.Namespace) -> int:
         show.show_contradictions(found)
     else:
         print("no contradictions", file=sys.stderr)
-    return EXIT_OK if found else EXIT_EMPTY
+    # 0 either way: the check ran. A clean memory is not a failure (``set -e`` scripts);
+    # a script asks ``--json`` for whether there are any.
+    return EXIT_OK
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -263,19 +272,25 @@ def cmd_import(args: argparse.Namespace) -> int:
         )
     if loaded.warning:
         print(f"chronomem import: warning: {loaded.warning}", file=sys.stderr)
-    facts = acta = 0
+    facts = episodes = acta = 0
     if loaded.count:  # nothing to write: no file to create either
         with (
             _memory(args) as memory,
             contextlib.closing(open_session_store(_db_path(args))) as store,
         ):
-            facts, acta = restore(loaded, memory, store)
-    result = {"facts": facts, "sessions": len(loaded.chronica), "acta": acta}
+            facts, episodes, acta = restore(loaded, memory, store)
+    result = {
+        "facts": facts,
+        "episodes": episodes,
+        "sessions": len(loaded.chronica),
+        "acta": acta,
+    }
     if args.json:
         show.dump_json(result)
     else:
         sessions = count(len(loaded.chronica), "session")
-        print(f"imported {count(facts, 'new fact')}, {sessions} ({acta} acta)")
+        items = f"{count(facts, 'new fact')}, {count(episodes, 'new episode')}"
+        print(f"imported {items}, {sessions} ({acta} acta)")
     return EXIT_OK if loaded.count else EXIT_EMPTY
 
 

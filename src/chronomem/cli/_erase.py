@@ -13,7 +13,8 @@ import re
 from datetime import timedelta
 
 from chronica import Chronicarius
-from chronomem import Purged
+from chronomem import FactNotFoundError, Purged
+from chronomem._doors.ids import resolve
 from chronomem._doors.settings import open_session_store
 
 from . import _output as show
@@ -43,8 +44,12 @@ def _report(args: argparse.Namespace, what: str, removed: dict[str, int]) -> Non
 
 def cmd_purge(args: argparse.Namespace) -> int:
     with _memory(args) as memory:
-        removed = memory.purge(args.item_id, reason=args.reason)
-    _report(args, f"purged {args.item_id} (a tombstone stays)", removed.to_dict())
+        try:
+            item = resolve(memory, args.item_id)  # a fact's short id
+        except FactNotFoundError:  # an episode's id, or none: purge says which
+            item = args.item_id
+        removed = memory.purge(item, reason=args.reason)
+    _report(args, f"purged {item} (a tombstone stays)", removed.to_dict())
     return EXIT_OK
 
 

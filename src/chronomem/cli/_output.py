@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TextIO, TypeVar
 
 from chronomem import Contradiction, Episode, Fact
@@ -81,9 +81,15 @@ def show_contradictions(found: Sequence[Contradiction], out: TextIO | None = Non
             print(f"    {fid}", file=out)
 
 
-def show_timeline(entity: str, facts: Sequence[Fact], out: TextIO | None = None) -> None:
+def show_timeline(
+    entity: str,
+    facts: Sequence[Fact],
+    out: TextIO | None = None,
+    *,
+    short: Mapping[str, str] | None = None,
+) -> None:
     """Print :func:`timeline_lines`."""
-    for line in timeline_lines(entity, facts):
+    for line in timeline_lines(entity, facts, short):
         print(line, file=out)
 
 

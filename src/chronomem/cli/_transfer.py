@@ -81,8 +81,9 @@ def _owned_chronica(store: Store, owner: str) -> list[Chronicum]:
         offset += _PAGE
 
 
-def restore(loaded: Loaded, memory: ChronoMem, store: Store) -> tuple[int, int]:
-    """Write what :func:`read_export` read; returns (facts inserted, acta newly stored).
+def restore(loaded: Loaded, memory: ChronoMem, store: Store) -> tuple[int, int, int]:
+    """Write what :func:`read_export` read; returns (facts inserted, episodes inserted, acta
+    newly stored).
 
     Every record was checked while reading (by the memory's and chronica's own rules); the
     sessions are checked once more as one batch (no ID twice) before anything is written.
@@ -106,7 +107,7 @@ def restore(loaded: Loaded, memory: ChronoMem, store: Store) -> tuple[int, int]:
         )
         try:
             stored = chronicarius.restore(owner, loaded.chronica, acta) if batch.chronica else 0
-            return memory.import_facts(loaded.facts), stored
+            return (*memory.import_with_sessions(loaded.facts, None)[:2], stored)
         except ChronicaError as e:
             raise ExportFormatError(f"the import stopped: {e}") from e
     if not os.path.samefile(memory.path, store.path):
@@ -116,8 +117,6 @@ def restore(loaded: Loaded, memory: ChronoMem, store: Store) -> tuple[int, int]:
         "in one transaction..."
     )
     try:
-        if not batch.chronica:
-            return memory.import_facts(loaded.facts), 0
-        return memory.import_with_sessions(loaded.facts, batch)
+        return memory.import_with_sessions(loaded.facts, batch if batch.chronica else None)
     except ChronicaError as e:
         raise ExportFormatError(f"nothing was imported: {e}") from e

@@ -14,7 +14,20 @@ from collections.abc import Sequence
 
 from chronomem.engine.dialect import Conn
 
-__all__ = ["entity_names", "fact_ids", "fact_neighbours"]
+__all__ = [
+    "TAIL",
+    "entity_names",
+    "fact_count",
+    "fact_ids",
+    "fact_ids_ending",
+    "fact_neighbours",
+    "tail_twins",
+]
+
+TAIL = 8
+"""Digits at the end of a fact id the tail index holds (``substr(id, 25)`` of 32): the
+fewest an id's end may be given by."""
+_TAIL_FROM = 32 - TAIL + 1
 
 _LAST = "\U0010ffff"
 """The largest code point: ``prefix + _LAST`` is above every key that starts with ``prefix``."""
@@ -75,3 +88,51 @@ def fact_neighbours(
         rows = sorted(conn.execute(sql, params).fetchall(), key=lambda r: int(r[0]))
         found += [(str(r[1] or ""), str(r[2] or "")) for r in rows]
     return found
+
+
+def fact_ids_ending(conn: Conn, owner: str, suffix: str, *, limit: int) -> list[str]:
+    """Up to ``limit`` ids of the owner's facts that end with ``suffix`` (at least
+    :data:`TAIL` hex digits), in id order: one probe of the tail index for its last digits,
+    the rest compared on the few rows found."""
+    if len(suffix) < TAIL:
+        raise ValueError(f"an id's end has at least {TAIL} digits")
+    rows = conn.execute(
+        f"""SELECT id FROM chronomem_facts
+           WHERE substr(id, {_TAIL_FROM}) = ? AND kind = 'fact' AND owner = ?
+           ORDER BY id""",
+        (suffix[-TAIL:], owner),
+    ).fetchall()
+    return [str(r[0]) for r in rows if str(r[0]).endswith(suffix)][:limit]
+
+
+def tail_twins(conn: Conn, owner: str, ids: Sequence[str]) -> dict[str, list[str]]:
+    """For each of ``ids``, the owner's other fact ids ending with its last :data:`TAIL`
+    digits (almost always none: those digits are random), through the tail index."""
+    twins: dict[str, list[str]] = {fid: [] for fid in ids}
+    tails: dict[str, list[str]] = {}
+    for fid in ids:
+        tails.setdefault(fid[-TAIL:], []).append(fid)
+    keys = list(tails)
+    for start in range(0, len(keys), _NEIGHBOURS_BATCH):
+        batch = keys[start : start + _NEIGHBOURS_BATCH]
+        marks = ", ".join("?" * len(batch))
+        rows = conn.execute(
+            f"""SELECT id FROM chronomem_facts
+               WHERE substr(id, {_TAIL_FROM}) IN ({marks}) AND kind = 'fact' AND owner = ?""",
+            (*batch, owner),
+        ).fetchall()
+        for (found,) in rows:
+            for fid in tails.get(str(found)[-TAIL:], []):
+                if str(found) != fid:
+                    twins[fid].append(str(found))
+    return twins
+
+
+def fact_count(conn: Conn, owner: str) -> int:
+    """About how many facts the owner has: the lexical index's running count (a row per
+    kind, or per shard on PostgreSQL), read without counting the facts themselves."""
+    row = conn.execute(
+        "SELECT coalesce(sum(items), 0) FROM chronomem_corpus WHERE owner = ? AND kind = 'fact'",
+        (owner,),
+    ).fetchone()
+    return int(row[0]) if row else 0

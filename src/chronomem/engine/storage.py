@@ -64,6 +64,20 @@ class Storage(Protocol):
         ...
 
 
+POSTGRES_EXTRA = "a PostgreSQL memory needs the postgres extra: pip install 'chronomem[postgres]'"
+"""What every door says when given a PostgreSQL database on an install without its driver."""
+
+
+def has_postgres_driver() -> bool:
+    """Whether psycopg and its pool import here (the ``postgres`` extra is installed)."""
+    try:
+        import psycopg  # noqa: F401  # imported to learn whether it can be
+        import psycopg_pool  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def is_postgres(target: object) -> bool:
     """A PostgreSQL URL (``postgresql://...``) or a ``psycopg_pool.ConnectionPool``."""
     if isinstance(target, str):
@@ -80,9 +94,7 @@ def open_storage(
         try:
             from chronomem.engine.postgres.db import PostgresDatabase
         except ImportError as e:
-            raise DatabaseError(
-                "a PostgreSQL memory needs the postgres extra: pip install 'chronomem[postgres]'"
-            ) from e
+            raise DatabaseError(POSTGRES_EXTRA) from e
         return PostgresDatabase(
             target,  # type: ignore[arg-type]  # is_postgres checked the type
             upgrade=upgrade,

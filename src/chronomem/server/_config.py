@@ -120,10 +120,11 @@ def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> Se
             )
         else:
             token = token_for(http[0], environ, how=_BEARER, no_token=args.no_token)
+        db = resolve_db(args.db, environ, create=True)  # the server writes
     except SettingsError as e:
         raise ServerConfigError(str(e)) from None
     return ServerConfig(
-        db=resolve_db(args.db, environ, create=True),  # the server writes
+        db=db,
         owner=owner,
         http=http,
         token=None if token is None else token.value,

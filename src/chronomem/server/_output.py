@@ -229,9 +229,9 @@ def fact_line(fact: Fact, *, dated: bool = False, ids: Mapping[str, str] | None 
     """One fact as a model reads it: the id to act on and the claim, then only what should
     change what the model does with it: that it no longer holds (until, superseded by,
     forgotten) or is doubtful (trust below 0.5). A timeline is about time, so ``dated``
-    adds when the fact began to hold. ``ids`` maps ids to the short prefixes shown instead
-    (see :mod:`._ids`). Category, confidence, scores and token counts are in the structured
-    content, for programs."""
+    adds when the fact began to hold. ``ids`` maps ids to the short ids shown instead
+    (see :mod:`chronomem._doors.ids`). Category, confidence, scores and token counts are in
+    the structured content, for programs."""
     short = ids or {}
     notes = [f"from {fact.valid_from.date().isoformat()}"] if dated else []
     if fact.valid_until is not None:
@@ -267,7 +267,7 @@ def result(
     """Structured output for programs, and compact lines (not indented JSON, no bullets) for
     the model: recall exists to save context tokens, so its text spends none on syntax or on
     fields that change no decision. ``head`` (if any) is the first line; ``ids`` maps fact
-    ids to the prefixes the lines show."""
+    ids to the short ids the lines show."""
     lines = [
         fact_line(i, dated=dated, ids=ids) if isinstance(i, Fact) else episode_line(i)
         for i in items

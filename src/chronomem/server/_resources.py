@@ -35,9 +35,9 @@ from mcp.types import (
 
 from chronica import ChronicaError
 from chronomem import ChronoMem, ChronoMemError, Fact
+from chronomem._doors.ids import resolve, short_ids
 from chronomem._doors.text import count
 
-from ._ids import resolve, short_ids
 from ._output import fact_line, fact_out, recalled_episode
 from ._state import State
 
@@ -100,7 +100,7 @@ async def read_timeline(entity: str, ctx: Context[State, Any]) -> str:
 
 
 def _timeline(memory: ChronoMem, entity: str) -> tuple[list[Fact], dict[str, str]]:
-    """An entity's facts and the short ids their lines show (:mod:`._ids`)."""
+    """An entity's facts and the short ids their lines show (:mod:`chronomem._doors.ids`)."""
     facts = memory.timeline(entity)
     ids = [f.id for f in facts] + [f.superseded_by for f in facts if f.superseded_by]
     return facts, short_ids(memory, ids)

@@ -20,10 +20,10 @@ from pydantic import Field
 from chronica import ActorKind, Actum, ActumKind, ChronicaError
 from chronomem import ChronoMem, ChronoMemError, Episode, Fact, FactId
 from chronomem._checks import check_text
+from chronomem._doors.ids import resolve, short_ids
 from chronomem._doors.text import count
 
 from ._acta import DEFAULT_LAST_N, fetch_size, window
-from ._ids import resolve, short_ids
 from ._output import (
     ActaOut,
     ActumOut,

@@ -28,7 +28,7 @@ from ._config import UiConfig
 from ._guard import Guard
 from ._sessions import Window
 from ._sources import Sources
-from ._views import contradictions_view, recall_view, timeline_view
+from ._views import contradictions_view, fact_view, recall_view, timeline_view
 
 __all__ = ["STATIC", "Sources", "build_app"]
 
@@ -190,6 +190,12 @@ def contradictions(request: Request, src: Sources) -> dict[str, Any]:
     )
 
 
+def fact(request: Request, src: Sources) -> dict[str, Any]:
+    """One fact by its whole id or a short one (its end, as every door shows it, or a unique
+    prefix): what ``chronomem forget`` and the MCP tools take, the inspector takes too."""
+    return fact_view(src.memory, _text(request, "id"))
+
+
 def _index(request: Request) -> Response:
     return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
@@ -208,7 +214,9 @@ def build_app(config: UiConfig, *, sources: Sources | None = None) -> Guard:
             if sources is None:
                 opened.close()
 
-    endpoints: list[Endpoint] = [info, sessions, acta, actum, recall, timeline, contradictions]
+    endpoints: list[Endpoint] = [
+        info, sessions, acta, actum, recall, timeline, contradictions, fact,
+    ]  # fmt: skip
     routes = [
         Route("/", _index, methods=["GET"]),
         *(Route(f"/api/{e.__name__}", _json(e), methods=["GET"]) for e in endpoints),

@@ -78,9 +78,9 @@ def config_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> Ui
         owner = resolve_owner(args.owner, environ)
         host, port = parse_http(args.http)
         token = token_for(host, environ, how=_COOKIE, no_token=args.no_token)
+        db = resolve_db(args.db, environ)
     except SettingsError as e:
         raise UiConfigError(str(e)) from None
-    db = resolve_db(args.db, environ)
     if isinstance(db, Path) and not os.path.exists(db):
         raise UiConfigError(f"{db}: not found (the inspector reads an existing memory)")
     return UiConfig(

@@ -13,9 +13,18 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from chronomem import ChronoMem, Contradiction, FactNotFoundError
+from chronomem import ChronoMem, Contradiction, Fact, FactNotFoundError
+from chronomem._doors.ids import resolve, short_ids
+from chronomem.recall.fusion import CHANNELS
 
-__all__ = ["SharedCall", "contradictions_view", "item_json", "recall_view", "timeline_view"]
+__all__ = [
+    "SharedCall",
+    "contradictions_view",
+    "fact_view",
+    "item_json",
+    "recall_view",
+    "timeline_view",
+]
 
 T = TypeVar("T")
 
@@ -43,10 +52,38 @@ class SharedCall(Generic[T]):
             return value
 
 
-def item_json(item: Any) -> dict[str, Any]:
-    """A fact or an episode as the browser reads it (times as ISO-8601 text)."""
+def item_json(item: Any, short: dict[str, str] | None = None) -> dict[str, Any]:
+    """A fact or an episode as the browser reads it (times as ISO-8601 text); a fact with
+    the short id every door shows and takes back (``short_id``, and ``superseded_by_short``
+    when it was superseded), from ``short`` (see :mod:`chronomem._doors.ids`)."""
     record: dict[str, Any] = item.to_dict()
+    if short is not None and isinstance(item, Fact):
+        record["short_id"] = short.get(item.id, item.id)
+        if item.superseded_by:
+            record["superseded_by_short"] = short.get(item.superseded_by, item.superseded_by)
     return record
+
+
+def _channel_order(channel: str) -> tuple[int, str]:
+    return (CHANNELS.index(channel) if channel in CHANNELS else len(CHANNELS), channel)
+
+
+def _shorts(memory: ChronoMem, items: Sequence[Any]) -> dict[str, str]:
+    facts = [i for i in items if isinstance(i, Fact)]
+    ids = [f.id for f in facts] + [f.superseded_by for f in facts if f.superseded_by]
+    return short_ids(memory, ids) if ids else {}
+
+
+def fact_view(memory: ChronoMem | None, given: str) -> dict[str, Any]:
+    """The fact a whole or short id names (as the command line and the MCP server take it:
+    its end, ``…`` and all, or a unique prefix); ``LookupError`` for none."""
+    if memory is None:
+        raise LookupError(f"no fact {given!r}: the database holds no memory yet")
+    try:
+        fact = memory.get(resolve(memory, given))
+    except FactNotFoundError:
+        raise LookupError(f"no fact {given!r}") from None
+    return item_json(fact, _shorts(memory, [fact]))
 
 
 def recall_view(
@@ -82,13 +119,17 @@ def recall_view(
         shown = {r.id for r in ranked}
         extra = [p for p in packed if p.id not in shown]
     results = []
+    short = _shorts(memory, [*ranked, *extra]) if memory is not None else {}
     for position, item in enumerate([*ranked, *extra], start=1):
-        record = item_json(item)
+        record = item_json(item, short)
         record["position"] = position
         record["packed"] = budget is not None and item.id in packed_ids
         results.append(record)
     return {
         "query": query,
+        # The channels this recall ranked by, read from its results (in fusion's order), so
+        # the page never shows a fixed list the recall did not use.
+        "channels": sorted({c for r in results for c in r["ranks"]}, key=_channel_order),
         "results": results,
         "budget": budget,
         "packed_count": len(packed_ids),
@@ -104,11 +145,12 @@ def timeline_view(
     """A page of every fact about ``entity``, oldest first, with lineage for the drawing."""
     facts = memory.timeline(entity) if memory is not None else []
     page = facts[offset : offset + limit]
+    short = _shorts(memory, page) if memory is not None else {}
     return {
         "entity": entity,
         "total": len(facts),
         "offset": offset,
-        "facts": [item_json(f) for f in page],
+        "facts": [item_json(f, short) for f in page],
     }
 
 
@@ -120,11 +162,12 @@ def contradictions_view(
         return {"total": 0, "offset": offset, "groups": []}
     out = []
     for group in groups[offset : offset + limit]:
-        facts = []
+        found = []
         for fact_id in group.fact_ids:
             try:
-                facts.append(item_json(memory.get(fact_id)))
+                found.append(memory.get(fact_id))
             except FactNotFoundError:  # forgotten or superseded between the two reads
                 continue
-        out.append({**group.to_dict(), "facts": facts})
+        short = _shorts(memory, found)
+        out.append({**group.to_dict(), "facts": [item_json(f, short) for f in found]})
     return {"total": len(groups), "offset": offset, "groups": out}

@@ -20,10 +20,10 @@ def import_records(
     records: list[ImportedFact | ImportedEpisode],
     *,
     then: Callable[[Conn], object] | None = None,
-) -> int:
+) -> tuple[int, int]:
     """:func:`import_all` in a write transaction of its own (or the caller's batch), running
     ``then`` in it before it commits (chronica's sessions of the same file, restored with the
-    facts); returns how many items were inserted."""
+    facts); returns how many facts and how many episodes were inserted."""
     with db.write() as conn:
         inserted = import_all(conn, owner, records)
         if then is not None:
@@ -31,8 +31,12 @@ def import_records(
         return inserted
 
 
-def import_all(conn: Conn, owner: str, records: list[ImportedFact | ImportedEpisode]) -> int:
+def import_all(
+    conn: Conn, owner: str, records: list[ImportedFact | ImportedEpisode]
+) -> tuple[int, int]:
     """Insert the records not yet present; checks lineage before the transaction commits.
+    Returns how many facts and how many episodes were inserted (each kind counted apart, so
+    a report never calls an episode a fact).
 
     Imports take one lock for their transaction first (on PostgreSQL an advisory lock; a
     SQLite write already holds the file's): two imports of one file at once would otherwise
@@ -42,7 +46,7 @@ def import_all(conn: Conn, owner: str, records: list[ImportedFact | ImportedEpis
     on it. The empty owner is no owner's (it is refused), so the key is no real session's.
     """
     conn.dialect.lock_session(conn, "", "chronomem.import")
-    inserted = 0
+    facts = episodes = 0
     for rec in records:
         row = conn.execute("SELECT owner FROM chronomem_facts WHERE id = ?", (rec.id,)).fetchone()
         if row is not None:
@@ -52,7 +56,7 @@ def import_all(conn: Conn, owner: str, records: list[ImportedFact | ImportedEpis
             continue
         if isinstance(rec, ImportedEpisode):
             rec.insert(conn, owner)
-            inserted += 1
+            episodes += 1
             continue
         insert_fact(
             conn,
@@ -68,9 +72,9 @@ def import_all(conn: Conn, owner: str, records: list[ImportedFact | ImportedEpis
                 rec.forget_reason,
             ),
         )
-        inserted += 1
+        facts += 1
     _check_lineage(conn, owner, [r.id for r in records if not isinstance(r, ImportedEpisode)])
-    return inserted
+    return facts, episodes
 
 
 def _check_lineage(conn: Conn, owner: str, imported: list[str]) -> None:

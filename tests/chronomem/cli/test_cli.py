@@ -59,6 +59,15 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
     return json.loads(out)
 
 
+def test_version_names_the_installed_distribution(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == f"chronomem {version('chronomem')}\n"
+
+
 def test_every_command_has_help_with_an_example() -> None:
     parser = build_parser()
     assert "example:" in parser.format_help()
@@ -150,7 +159,11 @@ def test_timeline_draws_intervals_and_lineage(
 
 
 def test_contradictions_and_stats(db: Target, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(capsys, "contradictions")[0] == 1
+    assert run(capsys, "contradictions")[0] == 1  # no memory there: nothing was checked
+    run_json(capsys, "remember", "Ardian prefers quiet tables")
+    # A clean memory is a check that ran: 0, so `set -e` scripts go on.
+    assert run(capsys, "contradictions") == (0, "", "no contradictions\n")
+    assert run(capsys, "contradictions", "--json") == (0, "[]\n", "")
     first = run_json(capsys, "remember", "Kinara booking time is 7pm", "--category", "booking")
     code, out, _ = run(capsys, "remember", "Kinara booking time is 8pm", "--category", "booking")
     assert f"contradicts {first['id']}" in out
@@ -158,10 +171,14 @@ def test_contradictions_and_stats(db: Target, capsys: pytest.CaptureFixture[str]
     assert code == 0
     assert "Kinara" in out
     assert first["id"] in out
+    # The attribute in the facts' own words, not the index's stems ("book time").
+    assert "'booking time'" in out
+    assert "book time" not in out
     found = run_json(capsys, "contradictions")
     assert len(found) == 1
+    assert "'booking time'" in found[0]["reason"]
     stats = run_json(capsys, "stats")
-    assert stats["facts"] == stats["active"] == 2
+    assert stats["facts"] == stats["active"] == 3
     assert stats["sessions"] == 0
     code, out, _ = run(capsys, "stats")
     assert code == 0
@@ -209,17 +226,20 @@ def test_export_import_round_trip_is_lossless(
     gone = run_json(capsys, "remember", "Ardian dislikes loud bars")["id"]
     run(capsys, "forget", gone, "--reason", "wrong")
     run_json(capsys, "remember", "Sari is allergic to peanuts", "--entity", "Sari")
+    said = ("Booked Kinara for 7pm", "--speaker", "booking", "--session", "dinner")
+    run_json(capsys, "remember-episode", *said)
     _session(db)
 
     dump = tmp_path / "backup.jsonl"
     code, _, err = run(capsys, "export", str(dump))
     assert code == 0
-    assert "exported 8 records" in err  # 4 facts, 1 session, 3 acta
+    assert "exported 9 records" in err  # 4 facts, 1 episode, 1 session, 3 acta
     engines = {"sqlite": "postgres", "postgres": "sqlite"}
     copy = databases.new("copy", engines[databases.engine] if other_engine else None)
     code, out, err = run(capsys, "import", str(dump), "--db", str(copy))
     assert code == 0
-    assert out.strip() == "imported 4 new facts, 1 session (3 acta)"
+    # Each kind counted apart: the episode is no fifth fact.
+    assert out.strip() == "imported 4 new facts, 1 new episode, 1 session (3 acta)"
     assert "\r" not in err  # no progress bar when stderr is not a terminal
 
     for question in ("ThinkPad interface", "peanuts", "loud bars"):
@@ -233,7 +253,8 @@ def test_export_import_round_trip_is_lossless(
         assert copied.acta("dinner", owner_id="ardian") == kept.acta("dinner", owner_id="ardian")
     code, again, _ = run(capsys, "export", "--db", str(copy))
     assert again.splitlines() == dump.read_text().splitlines()
-    assert run_json(capsys, "import", str(dump), "--db", str(copy))["facts"] == 0
+    again_counts = run_json(capsys, "import", str(dump), "--db", str(copy))
+    assert (again_counts["facts"], again_counts["episodes"]) == (0, 0)
 
 
 class _Terminal(io.StringIO):

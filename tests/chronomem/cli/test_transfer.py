@@ -246,7 +246,12 @@ def test_a_good_file_restores_every_part(
         ]
     again = main(["import", str(source), "--db", str(target), "--owner", OWNER, "--json"])
     assert again == 0
-    assert json.loads(capsys.readouterr().out) == {"facts": 0, "sessions": 2, "acta": 0}
+    assert json.loads(capsys.readouterr().out) == {
+        "facts": 0,
+        "episodes": 0,
+        "sessions": 2,
+        "acta": 0,
+    }
 
 
 def test_export_and_stats_read_sessions_a_page_at_a_time(

@@ -140,7 +140,7 @@ def test_resources_are_listed_readable_and_owner_scoped(db: Target, tmp_path: Pa
             assert lines[0] == "2 facts about 'thinkpad t14', oldest first:"
             assert "Wi-Fi (from " in lines[1]
             short = shown_id(history, "ThinkPad T14 network is Ethernet")
-            assert eth.startswith(short)
+            assert eth.endswith(short)
             assert len(short) < len(eth)
             assert f"superseded by {short})" in lines[1]
             assert lines[2].startswith(f"[{short}] ThinkPad T14 network is Ethernet (from ")
@@ -234,7 +234,7 @@ def test_prompts_hand_the_work_to_the_clients_model(db: Target, tmp_path: Path) 
             resource = attached.content.resource
             assert isinstance(resource, TextResourceContents)
             assert str(resource.uri) == "chronomem://timeline/ThinkPad%20T14"
-            assert eth.startswith(shown_id(resource.text, "ThinkPad T14 network is Ethernet"))
+            assert eth.endswith(shown_id(resource.text, "ThinkPad T14 network is Ethernet"))
             # Prompts call nothing: no model, no key, nothing written.
             assert (await call(s, "chronomem_recall", query="ThinkPad"))["facts"]
 

@@ -114,10 +114,10 @@ def test_memory_tools_remember_revise_and_recall(db: Target, tmp_path: Path) -> 
             compact = text_of(await s.call_tool("chronomem_recall", {"query": "ThinkPad"}))
             # Lean: the id to act on and the claim; category, dates, trust and scores only in
             # the structured content while they change no decision.
-            # The id is the shortest unique prefix (wifi's id shares the first 8 digits).
+            # The id is the end of it, unique among the owner's facts (wifi's shares its start).
             short = shown_id(compact, "ThinkPad T14 primary interface switched to Ethernet")
-            assert eth["id"].startswith(short)
-            assert 8 < len(short) < len(eth["id"])
+            assert eth["id"].endswith(short)
+            assert 8 <= len(short) < len(eth["id"])
             assert compact == f"[{short}] ThinkPad T14 primary interface switched to Ethernet"
             tight = await call(s, "chronomem_recall", query="ThinkPad interface", token_budget=1)
             assert tight["facts"] == []

@@ -155,6 +155,10 @@ def test_recall_explains_ranks_tokens_and_what_the_budget_packs(client: TestClie
         assert item["score"] > 0
         assert item["ranks"]
         assert set(item["ranks"]) <= {"bm25", "jaccard", "entity", "graph", "semantic"}
+    # The channels the answer names are those its results were ranked by, no fixed list.
+    used = {c for item in answer["results"] for c in item["ranks"]}
+    assert set(answer["channels"]) == used
+    assert len(answer["channels"]) == len(used)
     packed = [r for r in answer["results"] if r["packed"]]
     assert 0 < answer["packed_tokens"] == sum(r["tokens"] for r in packed) <= 12
     assert len(packed) < len(answer["results"])  # the budget left something out

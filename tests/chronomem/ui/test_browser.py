@@ -12,6 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.wait import WebDriverWait
 
 from chronica import ActorKind, Actum, ActumKind, Chronicarius
+from chronomem import ChronoMem
 
 from .browser import wait_ready
 from .sample import HOSTILE, OWNER, SESSION, Db, session_store
@@ -76,6 +77,30 @@ def test_a_session_is_a_conversation_with_a_lane_per_actor(
     assert booking.value_of_css_property("grid-column-start") == "5"
 
 
+def test_each_card_names_its_actor_and_stays_under_its_lane_head(
+    browser: webdriver.Chrome, base_url: str, sample_db: Db
+) -> None:
+    wait_ready(browser, f"{base_url}/#/session?id={SESSION}")
+    heads = {
+        e.get_attribute("data-actor"): e.rect
+        for e in browser.find_elements(By.CSS_SELECTOR, ".lane-head")
+    }
+    with session_store(sample_db) as store:
+        acta = Chronicarius(store).get_acta(OWNER, SESSION)
+    cards = browser.find_elements(By.CSS_SELECTOR, "#acta .actum")
+    assert len(cards) == len(acta) == 10
+    for card, actum in zip(cards, acta, strict=True):
+        # Who spoke, by name (concierge, search, booking), then as what.
+        who = card.find_element(By.CSS_SELECTOR, ".meta .who")
+        assert (who.text, who.get_attribute("title")) == (actum.actor, actum.actor_kind.value)
+        assert card.find_element(By.CSS_SELECTOR, ".meta .as").text == actum.actor_kind.value
+        # In its actor's column: the card's left and right edges are its lane head's, for
+        # the first actum (written when one actor had spoken) as for the last.
+        head = heads[actum.actor]
+        assert abs(card.rect["x"] - head["x"]) < 1.5, (actum.content, card.rect, head)
+        assert abs(card.rect["width"] - head["width"]) < 1.5, (actum.content, card.rect, head)
+
+
 def test_filters_show_exactly_the_window_an_agent_got(
     browser: webdriver.Chrome, base_url: str, sample_db: Db
 ) -> None:
@@ -116,7 +141,9 @@ def test_a_live_session_shows_a_new_actum_within_a_second(
         assert _texts(browser, ".lane-head")[-1].startswith("concierge")
 
 
-def test_memory_search_explains_each_result(browser: webdriver.Chrome, base_url: str) -> None:
+def test_memory_search_explains_each_result(
+    browser: webdriver.Chrome, base_url: str, sample_db: Db
+) -> None:
     wait_ready(browser, f"{base_url}/#/memory")
     box = browser.find_element(By.CSS_SELECTOR, '#search input[name="q"]')
     box.send_keys("Ardian phone")
@@ -129,6 +156,15 @@ def test_memory_search_explains_each_result(browser: webdriver.Chrome, base_url:
         assert float(row.find_element(By.CSS_SELECTOR, ".score").text) > 0
         assert int(row.find_element(By.CSS_SELECTOR, ".tokens").text) > 0
     assert rows[0].find_element(By.CSS_SELECTOR, ".rank-bm25").text == "1"
+    # The rank columns are the channels this recall used, read from its answer: semantic
+    # (which ranks by default) among them, and no column for a channel that ranked nothing.
+    with ChronoMem(sample_db, owner=OWNER) as memory:
+        used = {c for item in memory.recall("Ardian phone", limit=20) for c in item.ranks}
+    headers = _texts(browser, "#results thead th")
+    channels = headers[headers.index("score") + 1 : headers.index("tokens")]
+    assert "semantic" in channels
+    assert set(channels) == used
+    assert len(channels) == len(used)
     packed = [r for r in rows if "packed" in (r.get_attribute("class") or "").split()]
     assert len(packed) == 1  # two 11-token phone facts, a 12-token budget
     assert "of 12 tokens" in browser.find_element(By.ID, "budget").text

@@ -303,11 +303,21 @@ END
 $fn$
 """
 
-# Version 10 (issue 38): the memory's settings (which vector space its vectors are from, and
+# Version 10 (issue 42): the facts' ids by their last eight digits, random ones (an id is its
+# time, then random digits), so a short id shown as its end (``…a611ced9``), which stays
+# unique as facts are written where a prefix does not, is found with one probe of an index.
+# Not partial (``WHERE kind = 'fact'``): a planner blind to the values (PostgreSQL's generic
+# plans in the remember function) took a partial index for any statement about facts, and
+# read every fact of the owner through it.
+_V10 = """
+CREATE INDEX chronomem_facts_by_tail ON chronomem_facts(substr(id, 25))
+"""
+
+# Version 11 (issue 38): the memory's settings (which vector space its vectors are from, and
 # the epoch every erasure of vectors bumps, see recall/semantic/nearest.py); every fact's
 # category and metadata indexed as words of its own in its context column (``write.upgrade``),
 # so version 9's remember function is replaced by one that takes that column (``p_fields``).
-_V10 = """
+_V11 = """
 CREATE TABLE chronomem_settings (
     key text COLLATE "C" PRIMARY KEY,
     value text NOT NULL
@@ -320,14 +330,14 @@ DROP FUNCTION chronomem_remember(
 ).replace("VALUES (v_rowid, p_body, '', '')", "VALUES (v_rowid, p_body, p_fields, '')").lstrip("\n")
 
 # Index i holds the statements that take the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10)
+_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11)
 # The data steps (carried out by the write path) after a step's statements.
 _DATA_AFTER = {
     _V3: DataStep.REINDEX,
     _V4: DataStep.BACKFILL_VECTORS,
     _V5: DataStep.FILL_MENTIONS,
     _V6: DataStep.BACKFILL_CONTENT_KEYS,
-    _V10: DataStep.INDEX_FACT_FIELDS,
+    _V11: DataStep.INDEX_FACT_FIELDS,
 }
 SCHEMA_VERSION = len(_MIGRATIONS)
 

@@ -2,7 +2,6 @@
 // as_of / known_at to travel in time; and Contradictions, the open conflicts side by side.
 import { api, checkboxes, h, link, num, picked, when } from "./dom.js";
 
-const CHANNELS = ["bm25", "jaccard", "entity", "graph"];
 
 function state(item) {
   if (item.forgotten) return h("span", { class: "tag forgotten" }, "forgotten");
@@ -62,6 +61,8 @@ function budgetLine(answer) {
     `${answer.packed_count} packed · ${answer.packed_tokens} of ${answer.budget} tokens`);
 }
 
+// The channels come with the answer (those that ranked something in this recall, semantic
+// included when it ran), never from a list here: the page shows what the recall used.
 function resultRow(item, answer, running) {
   const packed = answer.budget === null ? null : item.packed;
   return h("tr", { class: packed === null ? "" : packed ? "packed" : "unpacked",
@@ -71,7 +72,7 @@ function resultRow(item, answer, running) {
     h("td", {}, h("span", { class: `tag ${item.kind}` }, item.kind), " ", state(item)),
     h("td", {}, h("div", { class: "content pre" }, item.content), about(item)),
     h("td", { class: "num score" }, num(item.score)),
-    CHANNELS.map((c) => h("td", { class: `num rank-${c}` }, item.ranks[c] ?? "–")),
+    answer.channels.map((c) => h("td", { class: `num rank-${c}` }, item.ranks[c] ?? "–")),
     h("td", { class: "num tokens" }, item.tokens),
     h("td", { class: "num" }, packed ? running : ""));
 }
@@ -100,7 +101,7 @@ export async function renderMemory(main, params) {
     budgetLine(answer),
     answer.results.length === 0 ? h("p", { id: "empty" }, "Nothing recalled.") :
       h("table", { id: "results" }, h("thead", {}, h("tr", {},
-        ["#", "budget", "kind", "content", "score", ...CHANNELS, "tokens", "packed Σ"].map(
+        ["#", "budget", "kind", "content", "score", ...answer.channels, "tokens", "packed Σ"].map(
           (t, i) => h("th", { class: i === 3 || i < 3 ? "" : "num" }, t)))),
       h("tbody", {}, rows)));
 }
@@ -112,7 +113,7 @@ function side(fact) {
     h("div", { class: "muted" }, `recorded ${when(fact.system_time)} · trust ${fact.trust_score}` +
       ` · confidence ${fact.confidence}`),
     h("div", { class: "muted" }, fact.source ? `source ${fact.source}` : ""),
-    h("code", { class: "muted" }, fact.id));
+    h("code", { class: "muted", title: fact.id }, fact.short_id ? `…${fact.short_id}` : fact.id));
 }
 
 export async function renderContradictions(main, params) {

@@ -49,8 +49,10 @@ function contentBlock(session, actum) {
 }
 
 function actumCard(session, actum) {
+  // Who spoke (the actor: concierge, search, booking), and as what (agent, human, system).
   const meta = h("div", { class: "meta" },
-    h("span", { class: `badge who` }, actum.actor_kind),
+    h("span", { class: `badge who`, title: actum.actor_kind }, actum.actor),
+    h("span", { class: "as" }, actum.actor_kind),
     h("span", { class: `badge k-${actum.kind}` }, actum.kind.replace("_", " ")),
     h("span", {}, `#${actum.seq}`), h("span", {}, when(actum.at)));
   const cls = `actum ${actum.kind} ${actum.actor_kind}`;
@@ -76,13 +78,15 @@ class Lanes {
     this.node = h("div", { class: "conversation" }, this.head, this.body);
   }
 
+  // Every row, the heads' included, takes its columns from one variable on the conversation:
+  // a row built before a later actor appeared (in the same page of acta, not yet in the
+  // document) still gets the new column count, so each card stays under its actor's head.
   lane(actum) {
     if (!this.actors.has(actum.actor)) {
       this.actors.set(actum.actor, this.actors.size + 1);
       this.head.append(h("div", { class: `lane-head ${actum.actor_kind}`, "data-actor": actum.actor },
         actum.actor, " ", h("span", { class: "kind" }, actum.actor_kind)));
-      const columns = `repeat(${this.actors.size}, minmax(0, 1fr))`;
-      for (const row of this.node.querySelectorAll(".lanes")) row.style.gridTemplateColumns = columns;
+      this.node.style.setProperty("--lanes", String(this.actors.size));
     }
     return this.actors.get(actum.actor);
   }
@@ -91,9 +95,7 @@ class Lanes {
     const card = actumCard(this.session, actum);
     card.style.gridColumn = String(this.lane(actum));
     card.dataset.actor = actum.actor;
-    const row = h("div", { class: "lanes" }, card);
-    row.style.gridTemplateColumns = `repeat(${this.actors.size}, minmax(0, 1fr))`;
-    return row;
+    return h("div", { class: "lanes" }, card);
   }
 
   append(acta) { this.body.append(...acta.map((a) => this.row(a))); }

@@ -80,7 +80,8 @@ function table(facts) {
         `forgotten: ${f.forget_reason}`) : null),
       h("td", {}, when(f.valid_from)), h("td", {}, when(f.valid_until)),
       h("td", {}, when(f.system_time)),
-      h("td", {}, f.superseded_by ? h("code", {}, f.superseded_by.slice(0, 12)) : "")))));
+      h("td", {}, f.superseded_by ? h("code", { title: f.superseded_by },
+        `…${f.superseded_by_short || f.superseded_by.slice(-8)}`) : "")))));
 }
 
 export async function renderTimeline(main, params) {
