@@ -70,14 +70,15 @@ def recall_in(
     budget: int,
     kinds: Sequence[str] = ("fact", "episode"),
 ) -> list[Fact | Episode]:
-    """What ``recall`` finds for ``query`` that this project may see, best first: everything
+    """What ``recall`` finds for ``query`` that this project may see, best first (with the
+    relevance floor: every token of a hook's context is paid for): everything
     with ``everywhere``; else what no project owns, and this project's captures (two
     recalls, each filtered in its SQL before any limit, merged by score)."""
     if everywhere:
-        return list(memory.recall(query, token_budget=budget, kinds=kinds))
-    found = list(memory.recall(query, token_budget=budget, kinds=kinds,
+        return list(memory.recall(query, token_budget=budget, kinds=kinds, relevant_only=True))
+    found = list(memory.recall(query, token_budget=budget, kinds=kinds, relevant_only=True,
                                where={f"{KEY}.scoped": {"$ne": True}}))  # fmt: skip
     if "episode" in kinds:
-        found += memory.recall(query, token_budget=budget, kinds=("episode",),
+        found += memory.recall(query, token_budget=budget, kinds=("episode",), relevant_only=True,
                                where={f"{KEY}.project": project})  # fmt: skip
     return sorted(found, key=lambda item: -item.score)

@@ -42,6 +42,9 @@ __all__ = [
     "channel_ranks",
 ]
 
+SILENT_HOP_SHARE = 0.5
+"""What a hop is worth to a fact that shares no word or meaning with the question."""
+
 NEAREST_DEPTH = 50
 """How many of the owner's nearest items the meaning channel brings (before the view)."""
 
@@ -128,15 +131,22 @@ def channel_ranks(
     )
     meta.update(lexical_meta)
     semantic = _visible(conn, question, nearest, lexical_meta, lexical)
-    # A hop is evidence only for a fact that also speaks to the question's other words or
-    # meaning: the project Alice runs *runs on* a database; her city's other residents do not.
-    # A question of names alone ("Kestrel team") asks for the neighbourhood itself.
+    # A hop is sure evidence for a fact that also speaks to the question's other words or
+    # meaning (the project Alice runs *runs on* a database; her city's other residents do not),
+    # and a weaker one for the rest of the neighbourhood ("Kestrel team manager city" reaches
+    # the manager's office, which shares no word with it). A question of names alone ("Kestrel
+    # team") asks for the neighbourhood itself.
     speaks = {rowid for rowid, _ in lexical}  # any of its words, however common
     speaks.update(rowid for rowid, _ in semantic[:HOP_MEANING_DEPTH])
     only_names = not [t for t in asked.terms if t not in _words_of(name_words)]
-    graph = [
-        (rowid, s) for rowid, s in hops if rowid not in direct and (only_names or rowid in speaks)
-    ]
+    graph = sorted(
+        (
+            (rowid, s if only_names or rowid in speaks else s * SILENT_HOP_SHARE)
+            for rowid, s in hops
+            if rowid not in direct
+        ),
+        key=lambda pair: (-pair[1], -pair[0]),
+    )
     channels = {
         "bm25": lexical[:CHANNEL_DEPTH],
         "jaccard": jaccard,
@@ -252,9 +262,11 @@ def _text(
             scores[rowid] = words * score / best
     if sense > 0:
         chance = CHANCE_COSINE.get(space.name, 0.0) if space else 0.0
+        # Where the words found nothing, meaning alone orders the nearest, near chance or not
+        # (a small share below it); beside the words, only what is nearer than chance counts.
+        share = _BELOW_CHANCE_SHARE if not scores else 0.0
         for rowid, cosine in semantic:
-            # Below chance a cosine only orders what nothing else found (a small share).
-            above = max(cosine - chance, 0.0) + _BELOW_CHANCE_SHARE * max(cosine, 0.0)
+            above = max(cosine - chance, 0.0) + share * max(cosine, 0.0)
             scores[rowid] = scores.get(rowid, 0.0) + sense * above
     ranked = sorted(scores.items(), key=lambda pair: (-pair[1], -pair[0]))
     return [pair for pair in ranked if pair[1] > 0][:CHANNEL_DEPTH]

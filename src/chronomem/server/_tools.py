@@ -137,6 +137,7 @@ async def chronomem_recall(
     category: str | None = None,
     active_only: bool = True,
     kinds: list[Literal["fact", "episode"]] | None = None,
+    relevant_only: bool = True,
 ) -> Annotated[CallToolResult, RecallOut]:
     """Find what is known that is relevant to a question, best first.
 
@@ -145,7 +146,9 @@ async def chronomem_recall(
     conversation); kinds=["episode"] or ["fact"] keeps one kind. Set token_budget to cap how
     much context they may take (packing stops at the exact budget). as_of asks what was true
     at a past moment (ISO-8601); known_at asks what was believed at a past moment.
-    active_only=False also returns superseded facts.
+    active_only=False also returns superseded facts. relevant_only (default true) returns only
+    items with evidence beyond a shared name, so fewer rather than padding; false fills the
+    limit with the nearest by meaning.
     """
     with _readable_errors():
         found, ids = await _state(ctx).read(
@@ -160,6 +163,7 @@ async def chronomem_recall(
                     category=category,
                     active_only=active_only,
                     kinds=kinds,
+                    relevant_only=relevant_only,
                 ),
             )
         )

