@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from chronomem import ChronoMem, DatabaseError, InvalidArgumentError
+from chronomem import DatabaseError, InvalidArgumentError
 from chronomem.recall.semantic.spaces import space_named
 from chronomem.recall.semantic.transformer import encoder_available
 from tests.chronomem.backends import MemoryTarget
@@ -73,9 +73,8 @@ def test_the_fields_an_agent_gives_count_as_words(memory_target: MemoryTarget) -
 
 
 def test_relevant_only_is_checked(memory_target: MemoryTarget) -> None:
-    with memory_target.open() as mem:
-        with pytest.raises(InvalidArgumentError, match="relevant_only"):
-            mem.recall("anything", relevant_only="yes")  # type: ignore[arg-type]  # on purpose
+    with memory_target.open() as mem, pytest.raises(InvalidArgumentError, match="relevant_only"):
+        mem.recall("anything", relevant_only="yes")  # type: ignore[arg-type]  # on purpose
 
 
 def test_the_copy_catches_up_with_writes_and_erasures(memory_target: MemoryTarget) -> None:
