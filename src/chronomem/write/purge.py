@@ -30,7 +30,7 @@ from datetime import timedelta
 from typing import NamedTuple
 
 from chronomem._errors import DatabaseError, InvalidArgumentError, UnknownIdError
-from chronomem._model import Purged
+from chronomem._model import MIN_US, Purged
 from chronomem._validate import check_id, check_opt_text, check_text
 from chronomem.engine import facts as table
 from chronomem.engine.dialect import Conn
@@ -371,6 +371,12 @@ def prune(db: Storage, owner: str, older_than: object, now: Clock) -> Purged:
     if not isinstance(older_than, timedelta) or older_than <= timedelta(0):
         raise InvalidArgumentError("episodes_older_than", "must be a positive timedelta")
     cutoff = now() - older_than // timedelta(microseconds=1)
+    if cutoff < MIN_US:
+        # Past year 1 the cutoff is no storable time (``timedelta.max`` would not even fit a
+        # 64-bit column: a raw OverflowError from the driver); no episode can be that old.
+        raise InvalidArgumentError(
+            "episodes_older_than", f"reaches before year 1 (at most {_longest(now())} days)"
+        )
     why = f"retention: episodes older than {older_than}"
     with erasing(db):
         return purge_batches(
@@ -378,6 +384,11 @@ def prune(db: Storage, owner: str, older_than: object, now: Clock) -> Purged:
             lambda conn, before: table.old_episodes(conn, owner, cutoff, before, BATCH),
             why, now,
         )  # fmt: skip
+
+
+def _longest(now: int) -> int:
+    """The most whole days a retention age may span, counted back from ``now``."""
+    return (now - MIN_US) // (86_400 * 1_000_000)
 
 
 def erase_all(db: Storage, owner: str) -> Purged:
