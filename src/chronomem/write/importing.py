@@ -7,11 +7,14 @@ from chronomem._records import ImportedFact
 from chronomem.engine.dialect import Conn
 from chronomem.write.episodes import ImportedEpisode
 from chronomem.write.facts import insert_fact, prepare
+from chronomem.write.tombstones import ImportedTombstone
 
 __all__ = ["import_all"]
 
 
-def import_all(conn: Conn, owner: str, records: list[ImportedFact | ImportedEpisode]) -> int:
+def import_all(
+    conn: Conn, owner: str, records: list[ImportedFact | ImportedEpisode | ImportedTombstone]
+) -> int:
     """Insert the records not yet present; checks lineage before the transaction commits.
 
     Imports take one lock for their transaction first (on PostgreSQL an advisory lock; a
@@ -30,7 +33,7 @@ def import_all(conn: Conn, owner: str, records: list[ImportedFact | ImportedEpis
                 # Not "used by another owner": that would tell a caller which ids exist.
                 raise InvalidFactError("id", f"{rec.id!r} cannot be imported")
             continue
-        if isinstance(rec, ImportedEpisode):
+        if isinstance(rec, (ImportedEpisode, ImportedTombstone)):
             rec.insert(conn, owner)
             inserted += 1
             continue
@@ -49,8 +52,13 @@ def import_all(conn: Conn, owner: str, records: list[ImportedFact | ImportedEpis
             ),
         )
         inserted += 1
-    _check_lineage(conn, owner, [r.id for r in records if not isinstance(r, ImportedEpisode)])
+    facts = [r.id for r in records if isinstance(r, ImportedFact) or _is_fact(r)]
+    _check_lineage(conn, owner, facts)
     return inserted
+
+
+def _is_fact(record: ImportedFact | ImportedEpisode | ImportedTombstone) -> bool:
+    return isinstance(record, ImportedTombstone) and record.kind == "fact"
 
 
 def _check_lineage(conn: Conn, owner: str, imported: list[str]) -> None:
