@@ -52,6 +52,7 @@ from ._langgraph_records import (
     MAX_DEPTH,
     Stored,
     category_of,
+    check_unicode,
     content_of,
     entities_of,
     key_entity,
@@ -120,6 +121,7 @@ class ChronoMemStore(BaseStore):
         puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
         for op in ops:
             validate_op_namespace(op)
+            check_unicode(op)
             if isinstance(op, PutOp):
                 _check_put(op)
                 puts[(op.namespace, op.key)] = op

@@ -270,3 +270,26 @@ def test_a_string_filter_runs_inside_recall(mem: ChronoMem) -> None:
     [found] = store.search(("docs",), query="ramen", filter={"type": "report", "n": True})
     assert found.key == "r"  # n: 1 == True, as LangGraph's own filter has it
     assert store.search(("docs",), query="ramen", filter={"type": "report", "n": 2}) == []
+
+
+def test_a_lone_surrogate_is_a_clear_error_and_writes_nothing(mem: ChronoMem) -> None:
+    # Issue 39 item 17: a raw UnicodeEncodeError from inside the store. No UTF-8 holds a lone
+    # surrogate, so it is refused (a ValueError, as LangGraph's own checks raise), not stored.
+    store = ChronoMemStore(mem)
+    store.put(ALICE, "k", {"v": "kept"})
+    bad: list[tuple[Any, str]] = [
+        (lambda: store.put(ALICE, "k\ud800", {"v": 1}), "key"),
+        (lambda: store.put(ALICE, "k", {"v": "x\udfff"}), "value"),
+        (lambda: store.put(ALICE, "k", {"v\udc00": 1}), "value"),
+        (lambda: store.put(("users", "a\ud800"), "k", {"v": 1}), "namespace"),
+        (lambda: store.batch([PutOp(ALICE, "k", {"v": "new"}), GetOp(ALICE, "\ud800")]), "key"),
+        (lambda: store.get(ALICE, "k\ud800"), "key"),
+        (lambda: store.delete(ALICE, "\udfff"), "key"),
+        (lambda: store.search(("users\ud800",)), "namespace"),
+        (lambda: store.search(ALICE, query="x\ud800"), "query"),
+        (lambda: store.list_namespaces(prefix=("\ud800",)), "match_conditions"),
+    ]
+    for call, field in bad:
+        with pytest.raises(ValueError, match=f"invalid {field}: must be valid Unicode"):
+            call()
+    assert [i.value for i in store.history(ALICE, "k")] == [{"v": "kept"}]
