@@ -358,6 +358,10 @@ class PostgresDatabase:
         """The driver's and the pool's errors as :class:`DatabaseError`, naming ``action``."""
         try:
             yield
+        except psycopg_pool.PoolClosed as e:
+            # A call in flight (another thread, an AsyncChronoMem coroutine) when the memory
+            # closed: one clear refusal, not the pool's own words (issue 39 item 17).
+            raise DatabaseError(f"{self.path}: the memory is closed") from e
         except psycopg_pool.PoolTimeout as e:
             raise DatabaseError(f"no connection to {self.path} within the timeout: {e}") from e
         except psycopg.Error as e:
@@ -419,6 +423,8 @@ class PostgresDatabase:
         try:
             with self._pool.connection(timeout=_STATISTICS_WAIT_SECONDS) as raw, _autocommit(raw):
                 analyse_if_blind(raw, self.schema)
+        except psycopg_pool.PoolClosed:
+            return  # the memory closed after the write: nothing is owed to its planner
         except (psycopg_pool.PoolTimeout, psycopg.Error) as e:
             log.warning("could not gather planner statistics for %s: %s", self.path, e)
 
