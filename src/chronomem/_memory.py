@@ -241,12 +241,26 @@ class ChronoMem:
         Again on a tombstone it removes nothing. Returns what went, per kind."""
         return purging.purge_item(self._unbatched(), self.owner, item_id, reason, self._clock.now)
 
-    def purge_session(self, session: str, *, reason: str | None = None) -> Purged:
+    def purge_session(
+        self,
+        session: str,
+        *,
+        reason: str | None = None,
+        chronicarius: Chronicarius | None = None,
+        owner: str | None = None,
+    ) -> Purged:
         """:meth:`purge` every episode of ``session``, a few per transaction (each whole or a
-        tombstone if killed; running it again finishes)."""
+        tombstone if killed; running it again finishes).
+
+        With ``chronicarius``, the session's record goes too: chronica's chronicum of the
+        same id (of ``owner``, default this memory's owner) and all its acta, erased by
+        :meth:`chronica.Chronicarius.erase_chronicum` (from the file's bytes, on SQLite), so
+        the words are in neither the memory nor the record (a session known to only one of
+        them is erased there). Without it the record stays: chronica is append-only."""
         return purging.purge_session(
-            self._unbatched(), self.owner, session, reason, self._clock.now
-        )
+            self._unbatched(), self.owner, session, reason, self._clock.now,
+            record=purging.record_eraser(chronicarius, owner or self.owner),
+        )  # fmt: skip
 
     def prune(self, *, episodes_older_than: timedelta) -> Purged:
         """:meth:`purge` every episode said more than ``episodes_older_than`` ago (retention;

@@ -23,7 +23,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from chronica import ActorKind, Actum, ActumKind, Chronicarius
+from chronica import ActorKind, Actum, ActumKind, Chronicarius, ChronicumNotFoundError
 from chronomem import (
     ChronoMem,
     ChronoMemError,
@@ -412,3 +412,47 @@ def test_a_prune_beside_a_writer_keeps_the_writer_whole(memory_target: MemoryTar
         ]
         assert assert_whole_or_tombstone(mem) == (120, 200)
         assert_index_consistent(mem)
+
+
+def test_purge_session_with_its_record_leaves_no_trace_of_the_session(
+    memory_target: MemoryTarget,
+) -> None:
+    # Issue 39 item 3: after purge_session of an index_session'ed (or hook-captured) session
+    # the acta stayed in the file, served by chronica://session/S1 and the inspector.
+    mark = _marker()
+    with memory_target.open(owner="ardian") as mem, memory_target.session_store() as store:
+        chronicarius = Chronicarius(store)
+        for i in range(12):
+            words = f"my bank pin is {mark}" if i % 5 == 0 else f"ordinary turn {i} about tea"
+            chronicarius.record_actum("ardian", _say("S1", words, note=mark))
+        chronicarius.record_actum("ardian", _say("S2", "the other session stays"))
+        chronicarius.record_actum("ardian", _say("never-indexed", f"only a record {mark}"))
+        for session in ("S1", "S2"):
+            mem.index_session(chronicarius, session)
+        before = _trace(memory_target, mark)
+        assert before >= 3, before  # the check sees the marker where it is
+        purged = mem.purge_session("S1", chronicarius=chronicarius, reason="a secret")
+        assert purged.episodes == 12
+        # A session known only to the record is erased there; one known to neither refused.
+        assert mem.purge_session("never-indexed", chronicarius=chronicarius) == Purged()
+        with pytest.raises(InvalidArgumentError, match="nor record"):
+            mem.purge_session("nobody's", chronicarius=chronicarius)
+        with pytest.raises(InvalidArgumentError, match="chronicarius"):
+            mem.purge_session("S2", chronicarius=store)  # type: ignore[arg-type]  # the test
+        for session in ("S1", "never-indexed"):
+            with pytest.raises(ChronicumNotFoundError):
+                chronicarius.get_acta("ardian", session)
+        assert _trace(memory_target, mark) == 0
+        assert [a.content for a in chronicarius.get_acta("ardian", "S2")] == [
+            "the other session stays"
+        ]
+        assert [e.content for e in mem.recall("other session stays")] == ["the other session stays"]
+        # Run again (as after a kill between the episodes and the record): nothing more goes.
+        assert mem.purge_session("S1", chronicarius=chronicarius) == Purged()
+
+
+def _trace(target: MemoryTarget, mark: str) -> int:
+    """Where the marker is left: bytes of the db, -wal and -shm files, or PostgreSQL rows."""
+    if target.schema is None:
+        return sum(_occurrences(Path(target.path), mark.encode()).values())
+    return _rows_holding(target.path, (target.schema, f"{target.schema}_chronica"), mark)

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
 from typing import NamedTuple
 
+from chronica import Chronicarius
 from chronomem._errors import DatabaseError, InvalidArgumentError, UnknownIdError
 from chronomem._model import MIN_US, Purged
 from chronomem._validate import check_id, check_opt_text, check_text
@@ -48,6 +49,7 @@ __all__ = [
     "purge_item",
     "purge_rows",
     "purge_session",
+    "record_eraser",
 ]
 
 BATCH = 50
@@ -352,18 +354,52 @@ def purge_item(db: Storage, owner: str, item_id: object, reason: object, now: Cl
         )
 
 
-def purge_session(db: Storage, owner: str, session: object, reason: object, now: Clock) -> Purged:
-    """``ChronoMem.purge_session``: a session of none of the owner's episodes is refused."""
+RecordEraser = Callable[[str], int]
+"""Erases a session's record (chronica's chronicum of that id); returns how many chronica
+went (0 or 1)."""
+
+
+def record_eraser(chronicarius: Chronicarius | None, owner: str) -> RecordEraser | None:
+    """What ``purge_session(..., chronicarius=...)`` erases of the session's record: the
+    chronicum of ``owner`` (validated by chronica's own rules) and its acta."""
+    if chronicarius is None:
+        return None
+    if not isinstance(chronicarius, Chronicarius):
+        raise InvalidArgumentError("chronicarius", "must be a chronica.Chronicarius")
+    # Checked before anything is purged (chronica's own rules still have the last word).
+    check_text("owner", owner, max_bytes=1024)
+    return lambda session: chronicarius.erase_chronicum(owner, session).chronica
+
+
+def purge_session(
+    db: Storage,
+    owner: str,
+    session: object,
+    reason: object,
+    now: Clock,
+    *,
+    record: RecordEraser | None = None,
+) -> Purged:
+    """``ChronoMem.purge_session``: a session of none of the owner's episodes is refused
+    (with ``record``, one with neither episodes nor a record). The episodes go first, then
+    the record: killed between, the call run again finds the tombstones, purges nothing
+    more, and erases the record."""
     name, why = check_text("session", session, max_bytes=1024), _reason(reason)
     with db.read() as conn:
-        if not table.has_session(conn, owner, name):
-            raise InvalidArgumentError("session", f"{name!r} has no episodes of this owner")
-    with erasing(db):
-        return purge_batches(
-            db, owner,
-            lambda conn, before: table.session_rowids(conn, owner, name, before, BATCH),
-            why, now,
-        )  # fmt: skip
+        known = table.has_session(conn, owner, name)
+    if not known and record is None:
+        raise InvalidArgumentError("session", f"{name!r} has no episodes of this owner")
+    purged = Purged()
+    if known:
+        with erasing(db):
+            purged = purge_batches(
+                db, owner,
+                lambda conn, before: table.session_rowids(conn, owner, name, before, BATCH),
+                why, now,
+            )  # fmt: skip
+    if record is not None and not record(name) and not known:
+        raise InvalidArgumentError("session", f"{name!r} has no episodes nor record of this owner")
+    return purged
 
 
 def prune(db: Storage, owner: str, older_than: object, now: Clock) -> Purged:
