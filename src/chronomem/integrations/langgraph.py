@@ -45,7 +45,7 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-from chronomem import ChronoMem, FactNotActiveError, InvalidFactError
+from chronomem import ChronoMem, FactNotActiveError, InvalidArgumentError, InvalidFactError
 
 from ._langgraph_records import (
     MARK,
@@ -79,6 +79,10 @@ _PAUSE = 0.002
 """The first pause between attempts, in seconds (doubled up to 64 times that, jittered)."""
 _QUERY_CAP = 5000
 """The most items a search with a query asks recall for before filtering."""
+_VALUE_RULE = (
+    "ChronoMemStore keeps an item's value whole in its fact's metadata: JSON of at most "
+    "64 KiB with the item's namespace and key, nested at most 64 deep"
+)
 _DELETED = "deleted through the LangGraph store"
 _ERASED = "deleted through the LangGraph store, which erases on delete"
 _CATEGORY_HEAD = 150
@@ -262,6 +266,17 @@ class ChronoMemStore(BaseStore):
 
     def _write(self, op: PutOp) -> list[str]:
         """Apply one put (or delete); return the ids of the facts to erase after the batch."""
+        try:
+            return self._attempts(op)
+        except InvalidFactError as e:
+            if e.field != "metadata":
+                raise
+            # The value is the fact's metadata, so chronomem's metadata rules are the value's:
+            # say so in LangGraph's terms (issue 39 item 14), not as a field the caller never
+            # named. The batch's transaction rolls back: nothing of it is written.
+            raise InvalidArgumentError("value", f"{e.problem} ({_VALUE_RULE})") from e
+
+    def _attempts(self, op: PutOp) -> list[str]:
         for attempt in range(_RETRIES):
             try:
                 if op.value is None:
