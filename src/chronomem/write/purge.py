@@ -15,10 +15,11 @@ Records are purged a few per transaction (:data:`BATCH`), each whole inside one:
 killed mid-way leaves every item either untouched or a tombstone, and running the same call
 again finishes the work. On SQLite the connection runs with ``secure_delete`` (what is deleted
 is overwritten with zeros, not left in free pages; it stays on for the connection, since a
-purge is rare), the lexical index is merged (FTS5 keeps a deleted row's terms in its old
-segments until a merge) and the write-ahead log checkpointed and emptied, so no copy stays in
-the ``-wal`` file. On PostgreSQL deleted and updated rows stay on disk as dead tuples until
-``VACUUM`` (or, for the space, ``VACUUM FULL``) reclaims them; no query can see them.
+purge is rare), the lexical index is rebuilt from the rows left (FTS5 keeps a deleted row's
+terms in its old segments until a merge) and the write-ahead log checkpointed and emptied, so
+no copy stays in the ``-wal`` file. On PostgreSQL deleted and updated rows stay on disk as
+dead tuples until ``VACUUM`` (or, for the space, ``VACUUM FULL``) reclaims them; no query can
+see them.
 """
 
 from __future__ import annotations
@@ -318,8 +319,14 @@ def erasing(db: Storage) -> Iterator[None]:
         db.conn.execute("PRAGMA secure_delete = ON")
     yield
     with db.write() as conn:
-        # FTS5 keeps a deleted row's terms in its older segments until they are merged.
-        conn.execute("INSERT INTO chronomem_lex (chronomem_lex) VALUES ('optimize')")
+        # FTS5 keeps a deleted row's terms in its older segments until they are merged, so
+        # the index is written again from the rows left. 'rebuild', not 'optimize': on
+        # SQLite 3.40 'optimize' (and 'merge') after deletes corrupts the index once a
+        # term's list grows past a few thousand rows ("database disk image is malformed":
+        # 2,883 facts of one word, a purge after each other write). Rebuilding reads only
+        # the stored rows and costs about 1.6 times as much (0.27 s against 0.17 s at 50,000
+        # rows); it also mends an index an earlier 'optimize' broke.
+        conn.execute("INSERT INTO chronomem_lex (chronomem_lex) VALUES ('rebuild')")
     with db.lock:
         emptied = empty_log(db.conn)
     if not emptied:
