@@ -71,3 +71,7 @@ class AsyncChronicarius:
     async def erase_owner(self, owner_id: str) -> ChronicaCounts:
         """See :meth:`Chronicarius.erase_owner` (an operator's act, never an agent's)."""
         return await offload(self._sync.erase_owner, owner_id)
+
+    async def erase_chronicum(self, owner_id: str, chronicum_id: str) -> ChronicaCounts:
+        """See :meth:`Chronicarius.erase_chronicum` (an operator's act, never an agent's)."""
+        return await offload(self._sync.erase_chronicum, owner_id, chronicum_id)

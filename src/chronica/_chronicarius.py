@@ -196,6 +196,23 @@ class Chronicarius:
             raise EraseUnsupportedError(self._store)
         return self._store.erase_owner(owner_id=owner_id)
 
+    def erase_chronicum(self, owner_id: str, chronicum_id: str) -> ChronicaCounts:
+        """Erase the owner's chronicum ``chronicum_id`` and all its acta; how many went.
+
+        An operator's act, as :meth:`erase_owner` is, for one session: a conversation that
+        must be forgotten (a secret said in it) while the owner's others stay. Gone as
+        :meth:`erase_owner` makes it gone (SQLite: overwritten, and the log emptied); the
+        owner's other chronica and other owners' chronica of the same ID are untouched, and
+        erasing again removes nothing (counts of 0). Raises
+        :class:`chronica.EraseUnsupportedError` on a store that is not a
+        :class:`chronica.ErasableStore`.
+        """
+        owner_id = check.check_owner(owner_id)
+        chronicum_id = check.check_chronicum_id(chronicum_id)
+        if not isinstance(self._store, ErasableStore):
+            raise EraseUnsupportedError(self._store)
+        return self._store.erase_chronicum(chronicum_id, owner_id=owner_id)
+
     def _checked_restore(
         self, owner_id: str, chronica: Iterable[Chronicum], acta: Iterable[Actum]
     ) -> tuple[RestorableStore, RestoreBatch]:

@@ -209,17 +209,26 @@ class BrowsableStore(Store, Protocol):
 
 @runtime_checkable
 class ErasableStore(Store, Protocol):
-    """A store that can erase an owner: every chronicum and actum of theirs, for good.
+    """A store that can erase an owner (every chronicum and actum of theirs) or one chronicum
+    of theirs, for good.
 
     chronica is append-only for agents: nothing an agent calls deletes. Erasing is an
     operator's act (a person who asked to be forgotten), called only through
-    :meth:`chronica.Chronicarius.erase_owner`.
+    :meth:`chronica.Chronicarius.erase_owner` and :meth:`chronica.Chronicarius.erase_chronicum`.
     """
 
     def erase_owner(self, *, owner_id: str) -> ChronicaCounts:
         """Delete every chronicum and actum of ``owner_id`` in one transaction; return how
         many of each were removed. Other owners' chronica, even of the same IDs, are
         untouched; erasing an owner with nothing stored removes nothing (counts of 0)."""
+        ...
+
+    def erase_chronicum(self, chronicum_id: str, *, owner_id: str) -> ChronicaCounts:
+        """Delete the owner's chronicum ``chronicum_id`` and all its acta in one transaction,
+        as :meth:`erase_owner` deletes (as gone from the store's bytes); return how many were
+        removed (``chronica`` 1 or 0). The owner's other chronica and other owners' chronica
+        of the same ID are untouched; a chronicum not stored removes nothing (counts of 0),
+        and the ID may be created afresh afterwards."""
         ...
 
 

@@ -39,6 +39,7 @@ from chronomem.write.facts import (
 )
 from chronomem.write.importing import import_records
 from chronomem.write.revise import forget_item, supersede_fact
+from chronomem.write.tombstones import ImportedTombstone
 from chronomem.write.upgrade import upgrade_data
 from chronomem.write.vector_space import choose_space, reembed
 
@@ -238,12 +239,26 @@ class ChronoMem:
         Again on a tombstone it removes nothing. Returns what went, per kind."""
         return purging.purge_item(self._unbatched(), self.owner, item_id, reason, self._clock.now)
 
-    def purge_session(self, session: str, *, reason: str | None = None) -> Purged:
+    def purge_session(
+        self,
+        session: str,
+        *,
+        reason: str | None = None,
+        chronicarius: Chronicarius | None = None,
+        owner: str | None = None,
+    ) -> Purged:
         """:meth:`purge` every episode of ``session``, a few per transaction (each whole or a
-        tombstone if killed; running it again finishes)."""
+        tombstone if killed; running it again finishes).
+
+        With ``chronicarius``, the session's record goes too: chronica's chronicum of the
+        same id (of ``owner``, default this memory's owner) and all its acta, erased by
+        :meth:`chronica.Chronicarius.erase_chronicum` (from the file's bytes, on SQLite), so
+        the words are in neither the memory nor the record (a session known to only one of
+        them is erased there). Without it the record stays: chronica is append-only."""
         return purging.purge_session(
-            self._unbatched(), self.owner, session, reason, self._clock.now
-        )
+            self._unbatched(), self.owner, session, reason, self._clock.now,
+            record=purging.record_eraser(chronicarius, owner or self.owner),
+        )  # fmt: skip
 
     def prune(self, *, episodes_older_than: timedelta) -> Purged:
         """:meth:`purge` every episode said more than ``episodes_older_than`` ago (retention;
@@ -556,7 +571,7 @@ class ChronoMem:
         return value counts the items actually inserted.
         """
         parsed = [parse_record(r) for r in records]
-        self._prime([r.data.content for r in parsed])
+        self._prime([r.data.content for r in parsed if not isinstance(r, ImportedTombstone)])
         return sum(import_records(self._db, self.owner, parsed))
 
     def import_with_sessions(
@@ -576,7 +591,7 @@ class ChronoMem:
         if sessions is not None and not isinstance(sessions, RestoreBatch):
             raise InvalidArgumentError("sessions", "must be a chronica RestoreBatch or None")
         parsed = [parse_record(r) for r in records]
-        self._prime([r.data.content for r in parsed])
+        self._prime([r.data.content for r in parsed if not isinstance(r, ImportedTombstone)])
         stored = 0
 
         def restore(conn: Conn) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from chronomem.engine.items import FactRow
 from chronomem.write.episodes import ImportedEpisode, read_mentions
+from chronomem.write.tombstones import ImportedTombstone, is_tombstone
 
 from ._checks import check_fact, check_id, check_opt_text, fact_fields
 from ._errors import InvalidFactError
@@ -133,14 +134,18 @@ class ImportedFact:
             raise InvalidFactError("valid_until", "is before valid_from")
 
 
-def parse_record(record: Mapping[str, Any]) -> ImportedFact | ImportedEpisode:
+def parse_record(
+    record: Mapping[str, Any],
+) -> ImportedFact | ImportedEpisode | ImportedTombstone:
     """Validate one ``export_facts`` record for ``import_facts`` (a fact unless its kind
-    says episode)."""
+    says episode; a purged item of either kind, its ``purged_at`` set, is a tombstone)."""
     if not isinstance(record, Mapping):
         raise InvalidFactError("record", "must be a mapping (as export_facts yields)")
     kind = record.get("kind", "fact")
+    if kind not in ("fact", "episode"):
+        raise InvalidFactError("kind", f"must be 'fact' or 'episode', got {kind!r}")
+    if is_tombstone(record):
+        return ImportedTombstone(record)
     if kind == "episode":
         return ImportedEpisode(record)
-    if kind != "fact":
-        raise InvalidFactError("kind", f"must be 'fact' or 'episode', got {kind!r}")
     return ImportedFact(record)

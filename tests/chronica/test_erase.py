@@ -25,6 +25,7 @@ from chronica import (
     ChronicumNotFoundError,
     EmptyOwnerIDError,
     EraseUnsupportedError,
+    InvalidArgumentError,
     StoreError,
 )
 from chronica.stores.inmemory import InMemoryStore
@@ -145,3 +146,52 @@ def _rows_holding(dsn: str, schema: str, text: str) -> int:
             ).fetchone()[0]  # type: ignore[index]  # count(*) always answers one row
             for table in tables
         )
+
+
+def test_chronicarius_erases_one_chronicum_validated() -> None:
+    c = Chronicarius(InMemoryStore())
+    c.record_actum("ardian", _say("lunch", "hello"))
+    c.record_actum("ardian", _say("dinner", "kept"))
+    with pytest.raises(EmptyOwnerIDError):
+        c.erase_chronicum("", "lunch")
+    with pytest.raises(InvalidArgumentError, match="chronicum_id"):
+        c.erase_chronicum("ardian", "")
+    with pytest.raises(EraseUnsupportedError, match="PlainStore"):
+        Chronicarius(PlainStore()).erase_chronicum("ardian", "lunch")
+    assert c.erase_chronicum("ardian", "lunch") == ChronicaCounts(chronica=1, acta=1)
+    assert [a.content for a in c.get_acta("ardian", "dinner")] == ["kept"]
+
+    async def run() -> ChronicaCounts:
+        return await AsyncChronicarius(c.store).erase_chronicum("ardian", "dinner")
+
+    assert asyncio.run(run()) == ChronicaCounts(chronica=1, acta=1)
+
+
+def test_sqlite_erasing_a_chronicum_leaves_no_byte_of_it(tmp_path: Path) -> None:
+    # Issue 39 item 3: a session's erase, to the bytes, as the owner's is.
+    path = tmp_path / "chronica.db"
+    marker = f"MARKER-{uuid.uuid4().hex}"
+    with SQLiteStore(path) as store:
+        c = Chronicarius(store)
+        for session in ("lunch", "dinner"):
+            c.record_actum("ardian", _say(session, f"my secret is {marker}", note=marker))
+        c.record_actum("ardian", _say("lunch", ("padding " * 4000) + marker))
+        c.record_actum("ardian", _say("breakfast", "ardian keeps this"))
+        assert sum(_occurrences(path, marker.encode()).values()) >= 3
+        assert c.erase_chronicum("ardian", "lunch") == ChronicaCounts(chronica=1, acta=2)
+        assert c.erase_chronicum("ardian", "dinner") == ChronicaCounts(chronica=1, acta=1)
+        assert _occurrences(path, marker.encode()) == {"db": 0, "-wal": 0, "-shm": 0}
+        assert [a.content for a in c.get_acta("ardian", "breakfast")] == ["ardian keeps this"]
+
+
+@pytest.mark.postgres
+def test_postgres_erasing_a_chronicum_leaves_no_row_of_it(pg_dsn: str, pg_schema: str) -> None:
+    marker = f"MARKER-{uuid.uuid4().hex}"
+    with PostgresStore(pg_dsn, schema=pg_schema) as store:
+        c = Chronicarius(store)
+        c.record_actum("ardian", _say("lunch", f"my secret is {marker}", note=marker))
+        c.record_actum("ardian", _say("dinner", "ardian keeps this"))
+        assert _rows_holding(pg_dsn, pg_schema, marker) >= 1
+        assert c.erase_chronicum("ardian", "lunch") == ChronicaCounts(chronica=1, acta=1)
+        assert _rows_holding(pg_dsn, pg_schema, marker) == 0
+        assert [a.content for a in c.get_acta("ardian", "dinner")] == ["ardian keeps this"]

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
+from typing import Any
 
 import pytest
 
-from chronomem import AsyncChronoMem, ChronoMem, FactNotActiveError, Turn
+from chronomem import AsyncChronoMem, ChronoMem, DatabaseError, FactNotActiveError, Turn
 from tests.chronomem.backends import MemoryTarget
 
 
@@ -117,3 +118,33 @@ def test_concurrent_writes_all_land(memory_target: MemoryTarget) -> None:
             assert (await mem.stats())["active"] == 20
 
     asyncio.run(scenario())
+
+
+def test_closing_with_calls_in_flight_finishes_or_fails_them_cleanly(
+    memory_target: MemoryTarget,
+) -> None:
+    # Issue 39 item 17: calls in flight when the memory closed raised the driver's or the
+    # pool's own words ("the pool 'chronomem-t_...' is already closed", "Cannot operate on a
+    # closed database"). Each must finish, or raise chronomem's DatabaseError saying so.
+    async def scenario() -> list[BaseException | object]:
+        mem = AsyncChronoMem(memory_target.path, schema=memory_target.schema, owner="ardian")
+        await mem.remember("Noor works at Acme")
+
+        def calls() -> list[asyncio.Future[object]]:
+            started: list[Any] = [mem.remember(f"note {i} about Acme") for i in range(20)]
+            started += [mem.recall("Acme", limit=3) for _ in range(20)]
+            started += [mem.remember_episode("hi", speaker="ana", session="s") for _ in range(5)]
+            return [asyncio.ensure_future(c) for c in started]
+
+        before = calls()
+        await asyncio.sleep(0.005)
+        closing = asyncio.ensure_future(mem.close())
+        after = calls()
+        return await asyncio.gather(*before, closing, *after, return_exceptions=True)
+
+    outcomes = asyncio.run(scenario())
+    failures = [o for o in outcomes if isinstance(o, BaseException)]
+    for failure in failures:
+        assert type(failure) is DatabaseError, repr(failure)
+        assert str(failure).endswith(": the memory is closed"), repr(failure)
+    assert failures  # the calls started after the close cannot all have run first

@@ -1,4 +1,5 @@
-"""Erasing an owner, for stores that are :class:`chronica.ErasableStore`.
+"""Erasing an owner, or one chronicum of theirs, for stores that are
+:class:`chronica.ErasableStore`.
 
 The storage half only (:meth:`chronica.Chronicarius.erase_owner` validates the owner): the
 owner's chronica and acta are gone for every reader, counted exactly, and nobody else's is
@@ -67,3 +68,39 @@ class ErasableStoreContract(ContractBase):
         again = mine.record(make_actum("lunch", "after"))
         assert mine.acta("lunch") == [again]
         assert again.id != erased.id
+
+    def test_erasing_a_chronicum_removes_it_and_its_acta_alone(
+        self, store: ErasableStore, mine: OwnerView
+    ) -> None:
+        theirs = OwnerView(store, "alice")
+        for view in (mine, theirs):
+            for name in ("lunch", "dinner"):
+                view.create(name)
+                for i in range(3):
+                    view.record(make_actum(name, f"{view.owner_id} {name} {i}"))
+        kept = {(v.owner_id, n): v.acta(n) for v in (mine, theirs) for n in ("lunch", "dinner")}
+        erased = store.erase_chronicum("lunch", owner_id=OWNER)
+        assert erased == ChronicaCounts(chronica=1, acta=3)
+        with pytest.raises(ChronicumNotFoundError):
+            mine.get("lunch")
+        with pytest.raises(ChronicumNotFoundError):
+            mine.acta("lunch")
+        assert mine.acta("dinner") == kept[(OWNER, "dinner")]
+        assert theirs.acta("lunch") == kept[("alice", "lunch")]
+        if isinstance(store, BrowsableStore):
+            assert store.counts(owner_id=OWNER) == ChronicaCounts(chronica=1, acta=3)
+            ids = [s.chronicum.id for s in store.chronica_page(owner_id=OWNER, limit=10)]
+            assert ids == ["dinner"]
+
+    def test_erasing_a_chronicum_again_removes_nothing_and_its_id_starts_afresh(
+        self, store: ErasableStore, mine: OwnerView
+    ) -> None:
+        mine.create("lunch")
+        before = mine.record(make_actum("lunch", "before"))
+        store.erase_chronicum("lunch", owner_id=OWNER)
+        assert store.erase_chronicum("lunch", owner_id=OWNER) == ChronicaCounts(chronica=0, acta=0)
+        assert store.erase_chronicum("never", owner_id=OWNER) == ChronicaCounts(chronica=0, acta=0)
+        mine.create("lunch")
+        again = mine.record(make_actum("lunch", "after"))
+        assert mine.acta("lunch") == [again]
+        assert before.id != again.id

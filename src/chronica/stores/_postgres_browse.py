@@ -22,7 +22,15 @@ from ._postgres_schema import SELECTED
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["BrowseStatements", "acta_page", "chronica_page", "counts", "erase_owner", "find_actum"]
+__all__ = [
+    "BrowseStatements",
+    "acta_page",
+    "chronica_page",
+    "counts",
+    "erase_chronicum",
+    "erase_owner",
+    "find_actum",
+]
 
 _FILTERS = (
     " AND (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s::text[]))"
@@ -67,6 +75,10 @@ class BrowseStatements:
         )
         self.erase_acta = f"DELETE FROM {s}.chronica_acta WHERE owner_id = %s"
         self.erase_chronica = f"DELETE FROM {s}.chronica_chronica WHERE owner_id = %s"
+        self.erase_one_acta = (
+            f"DELETE FROM {s}.chronica_acta WHERE owner_id = %s AND chronicum_id = %s"
+        )
+        self.erase_one = f"DELETE FROM {s}.chronica_chronica WHERE owner_id = %s AND id = %s"
 
 
 def _columns(preview_chars: int) -> str:
@@ -165,4 +177,14 @@ def erase_owner(
     with conn.transaction():
         acta = conn.execute(sql.erase_acta, (owner_id,)).rowcount
         chronica = conn.execute(sql.erase_chronica, (owner_id,)).rowcount
+    return ChronicaCounts(chronica=chronica, acta=acta)
+
+
+def erase_chronicum(
+    conn: psycopg.Connection[Any], sql: BrowseStatements, chronicum_id: str, owner_id: str
+) -> ChronicaCounts:
+    """Delete the owner's chronicum and its acta, in one transaction; how many of each."""
+    with conn.transaction():
+        acta = conn.execute(sql.erase_one_acta, (owner_id, chronicum_id)).rowcount
+        chronica = conn.execute(sql.erase_one, (owner_id, chronicum_id)).rowcount
     return ChronicaCounts(chronica=chronica, acta=acta)

@@ -24,6 +24,7 @@ __all__ = [
     "acta_page",
     "chronica_page",
     "counts",
+    "erase_chronicum",
     "erase_owner",
     "find_actum",
 ]
@@ -147,7 +148,35 @@ def counts(conn: sqlite3.Connection, owner_id: str) -> ChronicaCounts:
 
 
 def erase_owner(conn: sqlite3.Connection, owner_id: str, path: str) -> ChronicaCounts:
-    """Delete the owner's chronica and acta so their bytes leave the file, then the WAL.
+    """Delete the owner's chronica and acta so their bytes leave the file, then the WAL
+    (see :func:`_erased`)."""
+    where, params = "owner_id = ?", (owner_id,)
+    erased = _erased(conn, where, params)
+    if not empty_log(conn):
+        raise StoreError(
+            f"{path}: owner {owner_id!r} erased, but a reader kept the write-ahead log from "
+            "being emptied, so old copies may remain in it: close other readers and erase again"
+        )
+    return erased
+
+
+def erase_chronicum(
+    conn: sqlite3.Connection, chronicum_id: str, owner_id: str, path: str
+) -> ChronicaCounts:
+    """Delete the owner's chronicum and its acta as :func:`erase_owner` deletes an owner's."""
+    erased = _erased(conn, "owner_id = ? AND {id} = ?", (owner_id, chronicum_id))
+    if not empty_log(conn):
+        raise StoreError(
+            f"{path}: chronicum {chronicum_id!r} erased, but a reader kept the write-ahead log "
+            "from being emptied, so old copies may remain in it: close other readers and erase "
+            "again"
+        )
+    return erased
+
+
+def _erased(conn: sqlite3.Connection, where: str, params: tuple[str, ...]) -> ChronicaCounts:
+    """Delete the chronica ``where`` picks (``{id}`` standing for the chronicum's column) and
+    their acta, so their bytes leave the file; the caller then empties the WAL.
 
     ``conn`` must be in autocommit mode. ``secure_delete`` makes SQLite overwrite what it
     deletes (cells and freed pages) with zeros instead of leaving it in free space; it is set
@@ -159,11 +188,12 @@ def erase_owner(conn: sqlite3.Connection, owner_id: str, path: str) -> ChronicaC
     """
     (previous,) = conn.execute("PRAGMA secure_delete").fetchone()
     conn.execute("PRAGMA secure_delete = ON")
+    acta_where, chronica_where = where.format(id="chronicum_id"), where.format(id="id")
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            acta = conn.execute("DELETE FROM chronica_acta WHERE owner_id = ?", (owner_id,))
-            chronica = conn.execute("DELETE FROM chronica_chronica WHERE owner_id = ?", (owner_id,))
+            acta = conn.execute(f"DELETE FROM chronica_acta WHERE {acta_where}", params)
+            chronica = conn.execute(f"DELETE FROM chronica_chronica WHERE {chronica_where}", params)
             erased = ChronicaCounts(chronica=chronica.rowcount, acta=acta.rowcount)
             conn.execute("COMMIT")
         except BaseException:
@@ -172,9 +202,4 @@ def erase_owner(conn: sqlite3.Connection, owner_id: str, path: str) -> ChronicaC
             raise
     finally:
         conn.execute(f"PRAGMA secure_delete = {int(previous)}")
-    if not empty_log(conn):
-        raise StoreError(
-            f"{path}: owner {owner_id!r} erased, but a reader kept the write-ahead log from "
-            "being emptied, so old copies may remain in it: close other readers and erase again"
-        )
     return erased

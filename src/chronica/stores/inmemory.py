@@ -240,6 +240,19 @@ class InMemoryStore:
                 self._ids -= session.ids
             return ChronicaCounts(chronica=len(owned), acta=sum(len(s.acta) for s in owned))
 
+    def erase_chronicum(self, chronicum_id: str, *, owner_id: str) -> ChronicaCounts:
+        """Forget the owner's chronicum ``chronicum_id`` and its acta (their IDs released);
+        return how many went. Call it through :meth:`chronica.Chronicarius.erase_chronicum`."""
+        with self._lock:
+            session = self._sessions.pop((owner_id, chronicum_id), None)
+            if session is None:
+                return ChronicaCounts(chronica=0, acta=0)
+            self._owned[owner_id].remove(session)
+            if not self._owned[owner_id]:
+                del self._owned[owner_id]
+            self._ids -= session.ids
+            return ChronicaCounts(chronica=1, acta=len(session.acta))
+
     def restore(
         self, chronica: Sequence[Chronicum], acta: Sequence[Actum], *, owner_id: str
     ) -> int:

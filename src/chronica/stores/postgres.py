@@ -309,6 +309,13 @@ class PostgresStore:
         with self._connection() as conn:
             return browse.erase_owner(conn, self._browse, owner_id)
 
+    def erase_chronicum(self, chronicum_id: str, *, owner_id: str) -> ChronicaCounts:
+        """Delete the owner's chronicum ``chronicum_id`` and its acta in one transaction;
+        what ``VACUUM`` adds is as :meth:`erase_owner` says. Call it through
+        :meth:`chronica.Chronicarius.erase_chronicum`."""
+        with self._connection() as conn:
+            return browse.erase_chronicum(conn, self._browse, chronicum_id, owner_id)
+
     def restore(
         self, chronica: Sequence[Chronicum], acta: Sequence[Actum], *, owner_id: str
     ) -> int:

@@ -326,6 +326,13 @@ class SQLiteStore:
         with _Lease(self) as conn:
             return browse.erase_owner(conn, owner_id, self._path)
 
+    def erase_chronicum(self, chronicum_id: str, *, owner_id: str) -> ChronicaCounts:
+        """Delete the owner's chronicum ``chronicum_id`` and its acta, gone from the file's
+        bytes as :meth:`erase_owner` makes them (``secure_delete``, then the log emptied);
+        call it through :meth:`chronica.Chronicarius.erase_chronicum`."""
+        with _Lease(self) as conn:
+            return browse.erase_chronicum(conn, chronicum_id, owner_id, self._path)
+
     def restore(
         self, chronica: Sequence[Chronicum], acta: Sequence[Actum], *, owner_id: str
     ) -> int:

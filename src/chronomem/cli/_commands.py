@@ -66,6 +66,15 @@ def _db_path(args: argparse.Namespace) -> Target:
     path = resolve_db(args.db, os.environ, create=args.creates)
     if args.creates:
         return path
+    if not _holds_memory(path):
+        raise NotFound(
+            f"{shown(path)}: not found (no memory there yet; 'chronomem remember' makes one)"
+        )
+    return path
+
+
+def _holds_memory(path: Target) -> bool:
+    """Whether ``path`` holds a memory, checked without creating or changing anything."""
     if isinstance(path, str):  # a PostgreSQL DSN: asked without creating the memory
         from chronomem.engine.postgres.db import memory_exists
 
@@ -74,11 +83,7 @@ def _db_path(args: argparse.Namespace) -> Target:
         from chronomem.engine.sqlite.db import memory_exists as file_holds_memory
 
         exists = path.exists() and file_holds_memory(str(path))
-    if not exists:
-        raise NotFound(
-            f"{shown(path)}: not found (no memory there yet; 'chronomem remember' makes one)"
-        )
-    return path
+    return exists
 
 
 def _owner(args: argparse.Namespace) -> str:
@@ -251,12 +256,19 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ._transfer import export_lines
 
     records = -2  # header and trailer are not records
-    with (
-        _memory(args) as memory,
-        contextlib.closing(open_session_store(_db_path(args), read_only=True)) as store,
-        _output(args.file) as out,
-    ):
-        for line in export_lines(memory, store, _owner(args)):
+    path = resolve_db(args.db, os.environ, create=False)
+    owner = _owner(args)
+    with contextlib.ExitStack() as stack:
+        # A file holding only sessions (chronica's record, no memory yet) exports its
+        # sessions: the memory is not created to say it holds no facts (issue 39 item 12).
+        memory = stack.enter_context(_memory(args)) if _holds_memory(path) else None
+        if memory is None and not (isinstance(path, str) or path.exists()):
+            raise NotFound(f"{shown(path)}: not found (no memory or sessions there)")
+        store = stack.enter_context(contextlib.closing(open_session_store(path, read_only=True)))
+        if memory is None and not store.counts(owner_id=owner).chronica:
+            raise NotFound(f"{shown(path)}: not found (no memory or sessions there)")
+        out = stack.enter_context(_output(args.file))
+        for line in export_lines(memory, store, owner):
             out.write(line)
             records += 1
     print(f"exported {records} records", file=sys.stderr)

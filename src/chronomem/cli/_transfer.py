@@ -40,8 +40,9 @@ __all__ = [
 ]
 
 
-def export_lines(memory: ChronoMem, store: Store, owner: str) -> Iterator[bytes]:
-    """Every line of the export of ``owner``'s facts and sessions, trailer last."""
+def export_lines(memory: ChronoMem | None, store: Store, owner: str) -> Iterator[bytes]:
+    """Every line of the export of ``owner``'s facts and sessions, trailer last (``memory``
+    ``None``: a database that holds sessions only, no facts)."""
     return written_lines(owner, _records(memory, store, owner))
 
 
@@ -49,8 +50,8 @@ _PAGE = 1000
 """Sessions and acta are read this many at a time, so a long session is never held whole."""
 
 
-def _records(memory: ChronoMem, store: Store, owner: str) -> Iterator[tuple[str, Any]]:
-    for fact in memory.export_facts():
+def _records(memory: ChronoMem | None, store: Store, owner: str) -> Iterator[tuple[str, Any]]:
+    for fact in memory.export_facts() if memory is not None else ():
         yield "fact", fact
     for chronicum in _owned_chronica(store, owner):
         yield "chronicum", chronicum_record(chronicum)

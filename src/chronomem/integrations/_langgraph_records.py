@@ -23,13 +23,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from chronomem import Fact
+from chronomem import Fact, InvalidArgumentError
 from chronomem.text.entities import extract_entities
 
 __all__ = [
     "MAX_DEPTH",
     "Stored",
     "category_of",
+    "check_unicode",
     "content_of",
     "entities_of",
     "key_entity",
@@ -57,6 +58,25 @@ def _digest(kind: str, parts: Sequence[str]) -> str:
     # Letters then hex: entity_key keeps it one word, and no text ever spells it.
     blob = json.dumps([kind, *parts], ensure_ascii=False).encode()
     return f"lg{kind}{hashlib.sha256(blob).hexdigest()[:32]}"
+
+
+def check_unicode(op: object) -> None:
+    """Refuse an operation whose namespace, key or value holds a lone surrogate, as chronomem
+    refuses such text everywhere (no UTF-8 holds it): an :class:`InvalidArgumentError` (a
+    ``ValueError``, as LangGraph's own checks raise) naming the part, before anything is read
+    or written, where it was a raw ``UnicodeEncodeError`` from inside the store."""
+    parts = {
+        "namespace": getattr(op, "namespace", None) or getattr(op, "namespace_prefix", None),
+        "key": getattr(op, "key", None),
+        "value": getattr(op, "value", None),
+        "query": getattr(op, "query", None),
+        "match_conditions": [c.path for c in getattr(op, "match_conditions", None) or ()],
+    }
+    for name, part in parts.items():
+        try:
+            json.dumps(part, ensure_ascii=False, default=str).encode()
+        except UnicodeEncodeError:
+            raise InvalidArgumentError(name, "must be valid Unicode (lone surrogate)") from None
 
 
 def key_entity(namespace: Sequence[str], key: str) -> str:

@@ -10,6 +10,7 @@ from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage
 from chronomem.write.episodes import ImportedEpisode
 from chronomem.write.facts import insert_fact, prepare
+from chronomem.write.tombstones import ImportedTombstone
 
 __all__ = ["import_all", "import_records"]
 
@@ -17,7 +18,7 @@ __all__ = ["import_all", "import_records"]
 def import_records(
     db: Storage,
     owner: str,
-    records: list[ImportedFact | ImportedEpisode],
+    records: list[ImportedFact | ImportedEpisode | ImportedTombstone],
     *,
     then: Callable[[Conn], object] | None = None,
 ) -> tuple[int, int]:
@@ -32,7 +33,7 @@ def import_records(
 
 
 def import_all(
-    conn: Conn, owner: str, records: list[ImportedFact | ImportedEpisode]
+    conn: Conn, owner: str, records: list[ImportedFact | ImportedEpisode | ImportedTombstone]
 ) -> tuple[int, int]:
     """Insert the records not yet present; checks lineage before the transaction commits.
     Returns how many facts and how many episodes were inserted (each kind counted apart, so
@@ -54,9 +55,12 @@ def import_all(
                 # Not "used by another owner": that would tell a caller which ids exist.
                 raise InvalidFactError("id", f"{rec.id!r} cannot be imported")
             continue
-        if isinstance(rec, ImportedEpisode):
+        if isinstance(rec, (ImportedEpisode, ImportedTombstone)):
             rec.insert(conn, owner)
-            episodes += 1
+            if _is_fact(rec):
+                facts += 1
+            else:
+                episodes += 1
             continue
         insert_fact(
             conn,
@@ -73,8 +77,13 @@ def import_all(
             ),
         )
         facts += 1
-    _check_lineage(conn, owner, [r.id for r in records if not isinstance(r, ImportedEpisode)])
+    lineage = [r.id for r in records if isinstance(r, ImportedFact) or _is_fact(r)]
+    _check_lineage(conn, owner, lineage)
     return facts, episodes
+
+
+def _is_fact(record: ImportedFact | ImportedEpisode | ImportedTombstone) -> bool:
+    return isinstance(record, ImportedTombstone) and record.kind == "fact"
 
 
 def _check_lineage(conn: Conn, owner: str, imported: list[str]) -> None:

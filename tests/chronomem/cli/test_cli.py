@@ -458,10 +458,17 @@ def test_reading_a_file_without_a_memory_leaves_its_bytes(
         _record_session(Chronicarius(store))
     before = {p: p.read_bytes() for p in (empty, sessions)}
     for path in before:
-        for argv in (["recall", "x"], ["stats"], ["timeline", "Ardian"], ["export"]):
+        for argv in (["recall", "x"], ["stats"], ["timeline", "Ardian"]):
             code, out, err = run(capsys, *argv, "--db", str(path), "--owner", "ardian")
             assert (code, out) == (1, ""), argv
             assert "not found (no memory there yet" in err
+    code, out, err = run(capsys, "export", "--db", str(empty), "--owner", "ardian")
+    assert (code, out) == (1, "")
+    assert "not found (no memory or sessions there)" in err
+    # The sessions alone are exported (issue 39 item 12), and still nothing is written.
+    code, out, _ = run(capsys, "export", "--db", str(sessions), "--owner", "ardian")
+    assert code == 0
+    assert '"chronicum"' in out
     assert {p: p.read_bytes() for p in before} == before
     # (Reading a WAL database leaves its -wal and -shm beside it; no other file appears.)
     made = {p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm"))}

@@ -294,3 +294,38 @@ def test_import_with_sessions_takes_only_a_checked_batch(tmp_path: Path) -> None
         with pytest.raises(InvalidArgumentError, match="sessions"):
             mem.import_with_sessions([], object())  # type: ignore[arg-type]  # the wrong type on purpose
         assert mem.stats()["facts"] == 0
+
+
+def test_a_database_of_sessions_only_exports_them_and_creates_no_memory(
+    databases: Databases, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 39 item 12: "not found" (exit 1) for a file holding only chronica's sessions.
+    db = databases.new("sessions")
+    with open_session_store(db) as store:
+        Chronicarius(store).record_actum(OWNER, _actum("dinner", "the table is booked for 8"))
+    backup = tmp_path / "sessions.jsonl"
+    assert main(["export", str(backup), "--db", str(db), "--owner", OWNER]) == 0
+    lines = [json.loads(line) for line in backup.read_text().splitlines()]
+    assert [next(iter(line)) for line in lines] == ["export", "chronicum", "actum", "end"]
+    assert lines[2]["actum"]["content"] == "the table is booked for 8"
+    assert not _holds_memory(db)  # an export reads: it made no memory to say it holds none
+    target = databases.new("restored")
+    code, _ = _import(capsys, backup, target)
+    assert code == 0
+    with open_session_store(target) as store:
+        assert [a.content for a in store.acta("dinner", owner_id=OWNER)] == [
+            "the table is booked for 8"
+        ]
+    nowhere = databases.new("nowhere")
+    assert main(["export", str(tmp_path / "x.jsonl"), "--db", str(nowhere)]) == 1
+    assert "not found" in capsys.readouterr().err
+
+
+def _holds_memory(db: Target) -> bool:
+    if isinstance(db, Path):
+        from chronomem.engine.sqlite.db import memory_exists as file_holds_memory
+
+        return file_holds_memory(str(db))
+    from chronomem.engine.postgres.db import memory_exists
+
+    return memory_exists(db)

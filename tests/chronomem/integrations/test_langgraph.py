@@ -270,3 +270,52 @@ def test_a_string_filter_runs_inside_recall(mem: ChronoMem) -> None:
     [found] = store.search(("docs",), query="ramen", filter={"type": "report", "n": True})
     assert found.key == "r"  # n: 1 == True, as LangGraph's own filter has it
     assert store.search(("docs",), query="ramen", filter={"type": "report", "n": 2}) == []
+
+
+def test_a_lone_surrogate_is_a_clear_error_and_writes_nothing(mem: ChronoMem) -> None:
+    # Issue 39 item 17: a raw UnicodeEncodeError from inside the store. No UTF-8 holds a lone
+    # surrogate, so it is refused (a ValueError, as LangGraph's own checks raise), not stored.
+    store = ChronoMemStore(mem)
+    store.put(ALICE, "k", {"v": "kept"})
+    bad: list[tuple[Any, str]] = [
+        (lambda: store.put(ALICE, "k\ud800", {"v": 1}), "key"),
+        (lambda: store.put(ALICE, "k", {"v": "x\udfff"}), "value"),
+        (lambda: store.put(ALICE, "k", {"v\udc00": 1}), "value"),
+        (lambda: store.put(("users", "a\ud800"), "k", {"v": 1}), "namespace"),
+        (lambda: store.batch([PutOp(ALICE, "k", {"v": "new"}), GetOp(ALICE, "\ud800")]), "key"),
+        (lambda: store.get(ALICE, "k\ud800"), "key"),
+        (lambda: store.delete(ALICE, "\udfff"), "key"),
+        (lambda: store.search(("users\ud800",)), "namespace"),
+        (lambda: store.search(ALICE, query="x\ud800"), "query"),
+        (lambda: store.list_namespaces(prefix=("\ud800",)), "match_conditions"),
+    ]
+    for call, field in bad:
+        with pytest.raises(ValueError, match=f"invalid {field}: must be valid Unicode"):
+            call()
+    assert [i.value for i in store.history(ALICE, "k")] == [{"v": "kept"}]
+
+
+def test_a_value_past_the_metadata_limit_is_a_clear_error_and_writes_nothing(
+    mem: ChronoMem,
+) -> None:
+    # Issue 39 item 14: a value over 64 KiB of JSON was refused as "invalid metadata", a
+    # field the caller never named. The limit is documented and tested here: a value up to
+    # it is kept whole (its indexed text capped), one past it refused naming the value.
+    store = ChronoMemStore(mem)
+    whole = {"doc": "word " * 12_000, "n": 1}  # 60 KiB of JSON
+    store.put(ALICE, "doc", whole)
+    got = store.get(ALICE, "doc")
+    assert got is not None
+    assert got.value == whole
+    for big in ({"doc": "word " * 14_000}, {"deep": _nested(70)}):
+        with pytest.raises(ValueError, match=r"invalid value: .*ChronoMemStore keeps"):
+            store.batch([PutOp(ALICE, "other", {"v": 1}), PutOp(ALICE, "doc", big)])
+    assert store.get(ALICE, "other") is None  # the batch wrote nothing
+    assert [i.value for i in store.history(ALICE, "doc")] == [whole]
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(depth):
+        value = {"x": value}
+    return value

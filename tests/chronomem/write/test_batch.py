@@ -62,6 +62,28 @@ def test_an_exception_rolls_the_whole_batch_back(memory_target: MemoryTarget) ->
         assert mem.get(kept)["superseded_by"] is None
 
 
+def test_a_batch_that_reads_before_it_writes_still_rolls_back_whole(
+    memory_target: MemoryTarget,
+) -> None:
+    # On PostgreSQL a read inside a batch, before its first write, left psycopg believing no
+    # transaction was open: each write's savepoint then began and committed a transaction of
+    # its own, so an exception later in the batch rolled back nothing written before it (the
+    # LangGraph store reads first in every batch).
+    with memory_target.open() as mem:
+        kept = mem.remember("Ardian lives in Kemang")
+
+        def work() -> None:
+            mem.timeline("Ardian")
+            mem.supersede(kept, "Ardian lives in Menteng")
+            mem.stats()
+            mem.remember("Mina lives in Bintaro")
+
+        with pytest.raises(Boom):
+            failing_batch(mem, work)
+        assert [f["content"] for f in mem.export_facts()] == ["Ardian lives in Kemang"]
+        assert mem.get(kept)["superseded_by"] is None
+
+
 def test_a_failed_write_inside_a_batch_is_undone_alone(memory_target: MemoryTarget) -> None:
     with memory_target.open() as mem:
         with mem.batch():

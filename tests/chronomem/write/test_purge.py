@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from chronica import ActorKind, Actum, ActumKind, Chronicarius
+from chronica import ActorKind, Actum, ActumKind, Chronicarius, ChronicumNotFoundError
 from chronomem import (
     ChronoMem,
     ChronoMemError,
@@ -35,7 +36,14 @@ from chronomem import (
     UnknownIdError,
 )
 from chronomem.recall.lexindex import weighted_length
-from tests.chronomem.backends import MemoryTarget, count, document_frequencies, dsn_url, rows
+from tests.chronomem.backends import (
+    MemoryTarget,
+    count,
+    document_frequencies,
+    dsn_url,
+    rows,
+    sqlite_connection,
+)
 
 
 def _marker() -> str:
@@ -188,7 +196,10 @@ def test_bad_input_is_refused_and_writes_nothing(memory_target: MemoryTarget) ->
             mem.purge_session("nobody's")
         with pytest.raises(InvalidArgumentError, match="session"):
             mem.for_owner("beatriz").purge_session("s")
-        for age in (timedelta(0), timedelta(days=-1), 90, "90d", None):
+        # timedelta.max once reached the driver as a raw OverflowError (issue 39 item 13);
+        # 10,000 years reaches before year 1, so no episode can be older.
+        too_long = (timedelta.max, timedelta(days=10_000 * 366))
+        for age in (timedelta(0), timedelta(days=-1), 90, "90d", None, *too_long):
             with pytest.raises(InvalidArgumentError, match="episodes_older_than"):
                 mem.prune(episodes_older_than=age)  # type: ignore[arg-type]  # the test
         with mem.batch(), pytest.raises(ChronoMemError, match="batch"):
@@ -409,3 +420,68 @@ def test_a_prune_beside_a_writer_keeps_the_writer_whole(memory_target: MemoryTar
         ]
         assert assert_whole_or_tombstone(mem) == (120, 200)
         assert_index_consistent(mem)
+
+
+def test_purge_session_with_its_record_leaves_no_trace_of_the_session(
+    memory_target: MemoryTarget,
+) -> None:
+    # Issue 39 item 3: after purge_session of an index_session'ed (or hook-captured) session
+    # the acta stayed in the file, served by chronica://session/S1 and the inspector.
+    mark = _marker()
+    with memory_target.open(owner="ardian") as mem, memory_target.session_store() as store:
+        chronicarius = Chronicarius(store)
+        for i in range(12):
+            words = f"my bank pin is {mark}" if i % 5 == 0 else f"ordinary turn {i} about tea"
+            chronicarius.record_actum("ardian", _say("S1", words, note=mark))
+        chronicarius.record_actum("ardian", _say("S2", "the other session stays"))
+        chronicarius.record_actum("ardian", _say("never-indexed", f"only a record {mark}"))
+        for session in ("S1", "S2"):
+            mem.index_session(chronicarius, session)
+        before = _trace(memory_target, mark)
+        assert before >= 3, before  # the check sees the marker where it is
+        purged = mem.purge_session("S1", chronicarius=chronicarius, reason="a secret")
+        assert purged.episodes == 12
+        # A session known only to the record is erased there; one known to neither refused.
+        assert mem.purge_session("never-indexed", chronicarius=chronicarius) == Purged()
+        with pytest.raises(InvalidArgumentError, match="nor record"):
+            mem.purge_session("nobody's", chronicarius=chronicarius)
+        with pytest.raises(InvalidArgumentError, match="chronicarius"):
+            mem.purge_session("S2", chronicarius=store)  # type: ignore[arg-type]  # the test
+        for session in ("S1", "never-indexed"):
+            with pytest.raises(ChronicumNotFoundError):
+                chronicarius.get_acta("ardian", session)
+        assert _trace(memory_target, mark) == 0
+        assert [a.content for a in chronicarius.get_acta("ardian", "S2")] == [
+            "the other session stays"
+        ]
+        assert [e.content for e in mem.recall("other session stays")] == ["the other session stays"]
+        # Run again (as after a kill between the episodes and the record): nothing more goes.
+        assert mem.purge_session("S1", chronicarius=chronicarius) == Purged()
+
+
+def _trace(target: MemoryTarget, mark: str) -> int:
+    """Where the marker is left: bytes of the db, -wal and -shm files, or PostgreSQL rows."""
+    if target.schema is None:
+        return sum(_occurrences(Path(target.path), mark.encode()).values())
+    return _rows_holding(target.path, (target.schema, f"{target.schema}_chronica"), mark)
+
+
+def test_many_purges_leave_the_sqlite_full_text_index_whole(tmp_path: Path) -> None:
+    # FTS5's 'optimize' after deletes, on SQLite 3.40, corrupted the index once a term's list
+    # grew past a few thousand rows: the 2,883rd write here failed with "database disk image
+    # is malformed" (found by the LangGraph store's erase on delete). Purges rebuild it now.
+    rng = random.Random(0)
+    with ChronoMem(tmp_path / "memory.db") as mem:
+        live: list[str] = []
+        for _ in range(3000):
+            with mem.batch():
+                for _ in range(rng.randint(1, 3)):
+                    live.append(mem.remember(rng.choice(["zebra", "yak"]), dedup=False))
+            if rng.random() < 0.5:
+                mem.purge(live.pop(rng.randrange(len(live))))
+        conn = sqlite_connection(mem)
+        conn.execute("INSERT INTO chronomem_lex (chronomem_lex) VALUES ('integrity-check')")
+        found = mem.recall("zebra", limit=5)
+        assert found
+        assert {f.content for f in found} == {"zebra"}
+        assert {f.id for f in found} <= set(live)

@@ -238,6 +238,10 @@ def _snapshot(raw: psycopg.Connection[Any], search_path: str | None) -> Iterator
     raw.execute("COMMIT")
 
 
+_SAVEPOINT = "chronomem_write"
+"""The name of a nested write's savepoint (a deeper one shadows it, as PostgreSQL allows)."""
+
+
 @contextlib.contextmanager
 def _autocommit(raw: psycopg.Connection[Any]) -> Iterator[None]:
     """The connection in autocommit mode while chronomem uses it, so the BEGIN it sends is the
@@ -367,6 +371,10 @@ class PostgresDatabase:
         """The driver's and the pool's errors as :class:`DatabaseError`, naming ``action``."""
         try:
             yield
+        except psycopg_pool.PoolClosed as e:
+            # A call in flight (another thread, an AsyncChronoMem coroutine) when the memory
+            # closed: one clear refusal, not the pool's own words (issue 39 item 17).
+            raise DatabaseError(f"{self.path}: the memory is closed") from e
         except psycopg_pool.PoolTimeout as e:
             raise DatabaseError(f"no connection to {self.path} within the timeout: {e}") from e
         except psycopg.Error as e:
@@ -385,21 +393,7 @@ class PostgresDatabase:
         on its connection: it commits with the batch, and on an error it alone is undone."""
         outer = getattr(self._local, "conn", None)
         if outer is not None:
-            mark = outer.counters.mark() if outer.counters is not None else 0
-            try:
-                with outer.raw.transaction():
-                    try:
-                        yield outer
-                    except BaseException:
-                        outer.drop_held()  # the savepoint's own inserts, never sent
-                        raise
-                    outer.flush()  # inside the savepoint: an error in them undoes it alone
-            except BaseException as e:
-                if outer.counters is not None:  # the savepoint's own counter changes go too
-                    outer.counters.undo(mark)
-                if isinstance(e, psycopg.Error):
-                    raise DatabaseError(f"write failed on {self.path}: {e}") from e
-                raise
+            yield from self._savepoint(outer)
             return
         with self._transaction(read_only=False) as conn:
             self._local.conn = conn
@@ -408,6 +402,38 @@ class PostgresDatabase:
             finally:
                 self._local.conn = None
         self._committed()
+
+    def _savepoint(self, outer: PostgresConnection) -> Iterator[PostgresConnection]:
+        """A write inside this thread's open write: a savepoint of its transaction, undone
+        alone on an error, committed with the transaction.
+
+        The savepoint is SQL of its own, not psycopg's ``transaction()``: in pipeline mode,
+        once a read of the batch had fetched its rows, psycopg saw the connection idle (the
+        BEGIN was chronomem's own), so ``transaction()`` began and committed a transaction of
+        its own, and a batch that read before it wrote committed its writes one by one (an
+        exception later rolled back nothing before it)."""
+        raw = outer.raw
+        mark = outer.counters.mark() if outer.counters is not None else 0
+        raw.execute(f"SAVEPOINT {_SAVEPOINT}")
+        try:
+            try:
+                yield outer
+            except BaseException:
+                outer.drop_held()  # the savepoint's own inserts, never sent
+                raise
+            outer.flush()  # inside the savepoint: an error in them undoes it alone
+            with raw.pipeline() as pipeline:
+                pipeline.sync()  # the savepoint's errors surface here, while it can be undone
+            raw.execute(f"RELEASE SAVEPOINT {_SAVEPOINT}")
+        except BaseException as e:
+            if outer.counters is not None:  # the savepoint's own counter changes go too
+                outer.counters.undo(mark)
+            with contextlib.suppress(psycopg.Error):
+                raw.execute(f"ROLLBACK TO SAVEPOINT {_SAVEPOINT}")
+                raw.execute(f"RELEASE SAVEPOINT {_SAVEPOINT}")
+            if isinstance(e, psycopg.Error):
+                raise DatabaseError(f"write failed on {self.path}: {e}") from e
+            raise
 
     def call(self, function: str, arguments: Callable[[], Sequence[Any]]) -> tuple[Any, ...] | None:
         """Call chronomem's ``function`` in this memory's schema as a transaction of its own:
@@ -428,6 +454,8 @@ class PostgresDatabase:
         try:
             with self._pool.connection(timeout=_STATISTICS_WAIT_SECONDS) as raw, _autocommit(raw):
                 analyse_if_blind(raw, self.schema)
+        except psycopg_pool.PoolClosed:
+            return  # the memory closed after the write: nothing is owed to its planner
         except (psycopg_pool.PoolTimeout, psycopg.Error) as e:
             log.warning("could not gather planner statistics for %s: %s", self.path, e)
 

@@ -144,6 +144,7 @@ class Database:
         self.lock = threading.RLock()
         # How deep the write transaction of the thread holding ``lock`` is (0: none open).
         self._depth = 0
+        self._closed = False
         if not created and not _writable(self.path):
             self.conn = _open_read_only(self.path)
             self._setup_read_only()
@@ -214,6 +215,7 @@ class Database:
                 with self._savepoint():
                     yield self.conn
                 return
+            self._refuse_if_closed()
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as e:
@@ -266,6 +268,7 @@ class Database:
                 except sqlite3.Error as e:
                     raise DatabaseError(f"read failed: {e}") from e
                 return
+            self._refuse_if_closed()
             try:
                 self.conn.execute("BEGIN")
                 self.conn.execute("SELECT 1 FROM chronomem_schema LIMIT 1").fetchone()
@@ -284,8 +287,15 @@ class Database:
         are calls in this process, with no server to wait for)."""
         return None
 
+    def _refuse_if_closed(self) -> None:
+        """A call after :meth:`close` (one in flight on another thread when it closed): the
+        same clear refusal on both engines (issue 39 item 17), not sqlite3's own words."""
+        if self._closed:
+            raise DatabaseError(f"{self.path}: the memory is closed")
+
     def close(self) -> None:
         """Release the file; safe to call twice."""
+        self._closed = True
         if self._checkpoints is not None:
             self._checkpoints.close()  # first: the writer, closing last, empties the log
         with self.lock, contextlib.suppress(sqlite3.Error):
