@@ -27,6 +27,7 @@ from chronomem import (
 from chronomem._doors.arguments import add_target_arguments
 from chronomem._doors.ids import AmbiguousIdError
 from chronomem._doors.settings import SettingsError, resolve_db, resolve_owner, without_password
+from chronomem.recall.semantic.spaces import SPACE_NAMES
 
 from ._commands import (
     EXIT_EMPTY,
@@ -40,6 +41,7 @@ from ._commands import (
     cmd_forget,
     cmd_import,
     cmd_recall,
+    cmd_reindex,
     cmd_remember,
     cmd_remember_episode,
     cmd_serve,
@@ -195,6 +197,19 @@ def build_parser() -> argparse.ArgumentParser:
         ("chronomem contradictions --json"),
     )
     _add(sub, "stats", cmd_stats, "count facts, entities and sessions", "chronomem stats")
+    p = _add(
+        sub,
+        "reindex",
+        cmd_reindex,
+        "re-embed every item with another encoder (killed, run it again: it resumes)",
+        "chronomem reindex --encoder minilm-l6",
+    )
+    p.add_argument(
+        "--encoder",
+        required=True,
+        choices=SPACE_NAMES,
+        help="static (shipped) or minilm-l6 (the encoder extra)",
+    )
     p = _add(
         sub,
         "export",

@@ -252,6 +252,28 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_reindex(args: argparse.Namespace) -> int:
+    """Re-embed every item of the file with another encoder (resumable: run it again)."""
+    with _memory(args) as memory:
+        bar: list[tuple[show.Progress, list[int]]] = []  # the bar, and how far it was drawn
+
+        def progress(done: int, total: int) -> None:
+            if not bar:
+                bar.append((show.Progress("embedding", total), [0]))
+            drawn, shown_done = bar[0]
+            drawn.advance(done - shown_done[0])
+            shown_done[0] = done
+
+        stored = memory.reindex(args.encoder, progress=progress)
+        if bar:
+            bar[0][0].finish()
+    if args.json:
+        show.dump_json({"encoder": args.encoder, "vectors": stored})
+    else:
+        print(f"{count(stored, 'vector')} from the {args.encoder} encoder")
+    return EXIT_OK
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from ._transfer import export_lines
 

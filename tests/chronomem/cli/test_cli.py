@@ -32,6 +32,7 @@ from chronomem._doors.settings import open_session_store
 from chronomem._iso8601 import parse_time
 from chronomem.cli import build_parser, main
 from chronomem.cli._output import Progress
+from chronomem.recall.semantic.transformer import encoder_available
 from tests.chronomem.backends import Databases, Target, is_untouched
 from tests.chronomem.mcp_client import server_env
 
@@ -627,3 +628,22 @@ def test_stats_and_export_change_nothing_and_the_export_is_private(
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
     assert _chronica_tables(db) == []
     assert _digest(db) == before
+
+
+@pytest.mark.skipif(not encoder_available(), reason="the encoder extra is not installed")
+def test_reindex_moves_the_file_to_another_encoder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "m.db")
+    assert main(["remember", "Bob had a lil car accident on Monday", "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["reindex", "--encoder", "minilm-l6", "--db", db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "encoder": "minilm-l6",
+        "vectors": 1,
+    }
+    with ChronoMem(db) as mem:
+        assert mem.encoder == "minilm-l6"
+    with pytest.raises(SystemExit) as refused:
+        main(["reindex", "--encoder", "word2vec", "--db", db])
+    assert refused.value.code == 2
