@@ -40,6 +40,7 @@ _PLAIN = {
     "chronomem_entity_links": ("src, dst, weight", "src, dst, weight"),
     "chronomem_vectors": ("item, vec", "item, vec"),
     "chronomem_mentions": ("owner, at, item", "owner, at, item"),
+    "chronomem_settings": ("key, value", "key, value"),
 }
 
 

@@ -258,7 +258,10 @@ def _text(
     scores: dict[int, float] = {}
     best = lexical[0][1] if lexical else 0.0
     if words > 0 and best > 0:
-        for rowid, score in lexical[:CHANNEL_DEPTH]:
+        # Every scored item of the pool (bounded by the index's walks), not only the first
+        # CHANNEL_DEPTH: a caller asking for more (a store's search under a narrow prefix)
+        # gets the words' whole ranking.
+        for rowid, score in lexical:
             scores[rowid] = words * score / best
     if sense > 0:
         chance = CHANCE_COSINE.get(space.name, 0.0) if space else 0.0
@@ -269,4 +272,4 @@ def _text(
             above = max(cosine - chance, 0.0) + share * max(cosine, 0.0)
             scores[rowid] = scores.get(rowid, 0.0) + sense * above
     ranked = sorted(scores.items(), key=lambda pair: (-pair[1], -pair[0]))
-    return [pair for pair in ranked if pair[1] > 0][:CHANNEL_DEPTH]
+    return [pair for pair in ranked if pair[1] > 0]

@@ -89,7 +89,9 @@ def test_erase_on_delete_purges_every_value_the_key_held(memory_target: MemoryTa
     assert store.get(ALICE, "health") is None
     assert store.history(ALICE, "health") == []  # the history went too
     assert [i.value for i in keep.history(ALICE, "other")] == [{"note": "likes zanthoxylum tea"}]
-    assert [f.content for f in mem.recall("quillaja bark", kinds=["fact"])] == []
+    assert [
+        f.content for f in mem.recall("quillaja bark", kinds=["fact"], relevant_only=True)
+    ] == []
     store.delete(ALICE, "health")  # again: nothing left to erase, not an error
     if memory_target.engine == "sqlite":
         mem.close()
