@@ -376,6 +376,47 @@ def semantic() -> str:
     return "\n".join([*lines, "", *verdicts, ""])
 
 
+def vectors() -> str:
+    """The nearest-neighbour candidates: bench/vectors.json (scripts/bench_vectors.py)."""
+    r = _load("vectors.json")
+    lines = [
+        "Measured by `python scripts/bench_vectors.py` ([bench/vectors.md](bench/vectors.md)), "
+        "256-dimension signed-byte vectors, 50 neighbours:",
+        "",
+        "| items | exact search ms (chosen) | its copy MB | usearch HNSW search ms "
+        "| usearch build s |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for row in r["rows"]:
+        u = row["usearch"] or {}
+        search = f"{u['search_ms']:.3f}" if u else "not measured"
+        build = f"{u['build_s']:.1f}" if u else "not measured"
+        lines.append(
+            f"| {row['size']:,} | {row['exact']['search_ms']:.3f} | "
+            f"{row['exact']['memory_mb']:.1f} | {search} | {build} |"
+        )
+    installed = r["installed_mb"]
+    lines += [
+        "",
+        "Installed: "
+        + "; ".join(
+            f"{name} {'not installed' if mb is None else f'{mb:.1f} MB'}"
+            for name, mb in installed.items()
+        )
+        + ".",
+    ]
+    if r["encoder"]:
+        e = r["encoder"]
+        lines.append(
+            f"The MiniLM encoder embeds one question in {e['question_ms']:.1f} ms and "
+            f"{e['batch_item_ms']:.2f} ms an item in a batch of 256."
+        )
+    busy = max(r["load_before"], r["load_after"])
+    if busy > 1.0:
+        lines.append(f"Measured under load (up to {busy:.1f} on 2 cores).")
+    return "\n".join([*lines, ""])
+
+
 def hook() -> str:
     """How long the Claude Code hook takes on a prompt: bench/hook.json (scripts/bench_hook.py)."""
     r = _load("hook.json")
@@ -394,6 +435,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "hook": hook,
     "locomo": locomo,
     "semantic": semantic,
+    "vectors": vectors,
     "perf_machine": perf_machine,
     "perf_sessions": perf_sessions,
     "perf_adapters": perf_adapters,

@@ -37,9 +37,9 @@ from chronomem.write.facts import (
     prepare,
     remember_fact,
 )
+from chronomem.write.imported import ImportedTombstone
 from chronomem.write.importing import import_records
 from chronomem.write.revise import forget_item, supersede_fact
-from chronomem.write.tombstones import ImportedTombstone
 from chronomem.write.upgrade import upgrade_data
 from chronomem.write.vector_space import choose_space, reembed
 

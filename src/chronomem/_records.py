@@ -9,12 +9,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from chronomem.engine.items import FactRow
-from chronomem.write.episodes import ImportedEpisode, read_mentions
-from chronomem.write.tombstones import ImportedTombstone, is_tombstone
+from chronomem.write.episodes import read_mentions
+from chronomem.write.imported import ImportedEpisode, ImportedFact, ImportedTombstone, is_tombstone
 
-from ._checks import check_fact, check_id, check_opt_text, fact_fields
 from ._errors import InvalidFactError
-from ._iso8601 import read_time, record_time
 from ._model import Episode, Fact, from_us
 
 __all__ = ["ImportedFact", "parse_record", "row_to_fact", "row_to_item"]
@@ -84,54 +82,6 @@ def _fact(r: FactRow, extra: Mapping[str, Any]) -> Fact:
         purge_reason=r.purge_reason,
         **extra,
     )
-
-
-class ImportedFact:
-    """A validated export record: the fact payload plus the times and lineage to restore."""
-
-    def __init__(self, record: Mapping[str, Any]) -> None:
-        if not isinstance(record, Mapping):
-            raise InvalidFactError("record", "must be a mapping (as export_facts yields)")
-        with fact_fields():
-            self._read(record)
-
-    def _read(self, record: Mapping[str, Any]) -> None:
-        self.id = check_id(record.get("id"))
-        self.data = check_fact(
-            record.get("content"),
-            category=record.get("category"),
-            trust=record.get("trust_score", 0.8),
-            confidence=record.get("confidence", 1.0),
-            valid_from=read_time("valid_from", record.get("valid_from")),
-            entities=record.get("entities") or (),
-            source=record.get("source"),
-            metadata=record.get("metadata"),
-        )
-        system_time = record_time(record, "system_time")
-        if system_time is None or self.data.valid_from is None:
-            raise InvalidFactError("system_time", "and valid_from are required")
-        self.system_time = system_time
-        self.valid_until = record_time(record, "valid_until")
-        self.invalidated_at = record_time(record, "invalidated_at")
-        superseded_by = record.get("superseded_by")
-        self.superseded_by = None if superseded_by is None else check_id(superseded_by)
-        forgotten = record.get("forgotten", False)
-        if not isinstance(forgotten, bool):
-            raise InvalidFactError("forgotten", "must be a bool")
-        self.forgotten = forgotten
-        self.forget_reason = check_opt_text(
-            "forget_reason", record.get("forget_reason"), max_bytes=2048
-        )
-        if (forgotten or superseded_by is not None) and self.invalidated_at is None:
-            raise InvalidFactError(
-                "invalidated_at", "is required for a superseded or forgotten fact"
-            )
-        # What no live write can produce (issue 20 item 7): the rest of a chain's shape is
-        # checked against the stored facts by ``write.importing`` before the import commits.
-        if self.superseded_by == self.id:
-            raise InvalidFactError("superseded_by", "a fact cannot supersede itself")
-        if self.valid_until is not None and self.valid_until < self.data.valid_from:
-            raise InvalidFactError("valid_until", "is before valid_from")
 
 
 def parse_record(

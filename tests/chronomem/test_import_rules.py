@@ -69,11 +69,7 @@ WING_FLOORS: Mapping[str, frozenset[str]] = {
 }
 """What each wing may import of the core besides itself (the face, absent here, imports all)."""
 
-WING_IMPORTS_ALLOWED: frozenset[tuple[str, str]] = frozenset(
-    # An imported fact's record is read in _records.py, an imported episode's in the write
-    # path; both move into one home of the write path with the restore of erased items.
-    {("chronomem.write.importing", "chronomem._records")}
-)
+WING_IMPORTS_ALLOWED: frozenset[tuple[str, str]] = frozenset()
 """Known breaks of the wing rule, each to be removed (the list only shrinks)."""
 
 PRIVATE_STORE_IMPORTS_ALLOWED: frozenset[tuple[str, str]] = frozenset()

@@ -10,21 +10,18 @@ before it in the session (see recall/lexindex.py).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 from chronomem._checks import (
     _check_metadata,
-    check_id,
     check_opt_text,
     check_text,
     check_time,
     fact_fields,
 )
-from chronomem._errors import InvalidFactError
-from chronomem._iso8601 import read_time, record_time
 from chronomem.engine.dialect import Conn
 from chronomem.recall.lexindex import index_document, turns_before
 from chronomem.recall.semantic.vectors import store_vector
@@ -36,7 +33,6 @@ from chronomem.write.time_index import index_times
 
 __all__ = [
     "EpisodeInput",
-    "ImportedEpisode",
     "check_episode",
     "fill_mentions",
     "insert_episode",
@@ -189,41 +185,3 @@ def insert_episodes(
                 stored[key] = known
         ids.append(known)
     return ids, added
-
-
-class ImportedEpisode:
-    """A validated exported episode: the payload plus the times to restore."""
-
-    def __init__(self, record: Mapping[str, Any]) -> None:
-        with fact_fields():
-            self._read(record)
-
-    def _read(self, record: Mapping[str, Any]) -> None:
-        self.id = check_id(record.get("id"))
-        self.data = check_episode(
-            record.get("content"),
-            speaker=record.get("speaker"),
-            session=record.get("session"),
-            at=read_time("at", record.get("at")),
-            metadata=record.get("metadata"),
-            source=record.get("source"),
-        )
-        system_time = record_time(record, "system_time")
-        if system_time is None or self.data.at is None:
-            raise InvalidFactError("system_time", "and at are required")
-        self.system_time = system_time
-        forgotten = record.get("forgotten", False)
-        if not isinstance(forgotten, bool):
-            raise InvalidFactError("forgotten", "must be a bool")
-        self.forgotten: tuple[int, str | None] | None = None
-        if forgotten:
-            when = record_time(record, "invalidated_at")
-            if when is None:
-                raise InvalidFactError("invalidated_at", "is required for a forgotten episode")
-            reason = check_opt_text("forget_reason", record.get("forget_reason"), max_bytes=2048)
-            self.forgotten = (when, reason)
-
-    def insert(self, conn: Conn, owner: str) -> None:
-        """Store it inside the caller's transaction."""
-        insert_episode(conn, owner, self.data, system_time=self.system_time,
-                       episode_id=self.id, forgotten=self.forgotten)  # fmt: skip

@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from chronomem._errors import InvalidFactError
-from chronomem._records import ImportedFact
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage
-from chronomem.write.episodes import ImportedEpisode
 from chronomem.write.facts import insert_fact, prepare
-from chronomem.write.tombstones import ImportedTombstone
+from chronomem.write.imported import ImportedEpisode, ImportedFact, ImportedTombstone
 
 __all__ = ["import_all", "import_records"]
 

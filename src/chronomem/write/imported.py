@@ -1,4 +1,8 @@
-"""Restoring an exported tombstone: what a purge left of an item, restored as just that.
+"""Exported records read back for an import: a fact, an episode, or a tombstone.
+
+Each is checked with the rules of a live write (a fact's, an episode's) before anything is
+written, and carries the times and lineage to restore. A tombstone is what a purge left of
+an item, restored as just that.
 
 A purge (``purge``, ``purge_session``, ``prune``, the LangGraph store's erase on delete)
 leaves a row with no content and no index entry: id, kind, times, lineage (a fact's
@@ -15,13 +19,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from chronomem._checks import _check_unit, check_id, check_opt_text, check_text, fact_fields
+from chronomem._checks import (
+    _check_unit,
+    check_fact,
+    check_id,
+    check_opt_text,
+    check_text,
+    fact_fields,
+)
 from chronomem._errors import InvalidFactError
-from chronomem._iso8601 import record_time
+from chronomem._iso8601 import read_time, record_time
 from chronomem.engine.dialect import Conn
 from chronomem.recall.lexindex import turns_before
+from chronomem.write.episodes import check_episode, insert_episode
 
-__all__ = ["ImportedTombstone", "is_tombstone"]
+__all__ = ["ImportedEpisode", "ImportedFact", "ImportedTombstone", "is_tombstone"]
 
 _SESSION_BYTES = 1024  # as a live episode's (write.episodes)
 
@@ -105,3 +117,89 @@ def _required(record: Mapping[str, Any], name: str) -> int:
     if when is None:
         raise InvalidFactError(name, "is required for a purged item")
     return when
+
+
+class ImportedFact:
+    """A validated export record: the fact payload plus the times and lineage to restore."""
+
+    def __init__(self, record: Mapping[str, Any]) -> None:
+        if not isinstance(record, Mapping):
+            raise InvalidFactError("record", "must be a mapping (as export_facts yields)")
+        with fact_fields():
+            self._read(record)
+
+    def _read(self, record: Mapping[str, Any]) -> None:
+        self.id = check_id(record.get("id"))
+        self.data = check_fact(
+            record.get("content"),
+            category=record.get("category"),
+            trust=record.get("trust_score", 0.8),
+            confidence=record.get("confidence", 1.0),
+            valid_from=read_time("valid_from", record.get("valid_from")),
+            entities=record.get("entities") or (),
+            source=record.get("source"),
+            metadata=record.get("metadata"),
+        )
+        system_time = record_time(record, "system_time")
+        if system_time is None or self.data.valid_from is None:
+            raise InvalidFactError("system_time", "and valid_from are required")
+        self.system_time = system_time
+        self.valid_until = record_time(record, "valid_until")
+        self.invalidated_at = record_time(record, "invalidated_at")
+        superseded_by = record.get("superseded_by")
+        self.superseded_by = None if superseded_by is None else check_id(superseded_by)
+        forgotten = record.get("forgotten", False)
+        if not isinstance(forgotten, bool):
+            raise InvalidFactError("forgotten", "must be a bool")
+        self.forgotten = forgotten
+        self.forget_reason = check_opt_text(
+            "forget_reason", record.get("forget_reason"), max_bytes=2048
+        )
+        if (forgotten or superseded_by is not None) and self.invalidated_at is None:
+            raise InvalidFactError(
+                "invalidated_at", "is required for a superseded or forgotten fact"
+            )
+        # What no live write can produce (issue 20 item 7): the rest of a chain's shape is
+        # checked against the stored facts by ``write.importing`` before the import commits.
+        if self.superseded_by == self.id:
+            raise InvalidFactError("superseded_by", "a fact cannot supersede itself")
+        if self.valid_until is not None and self.valid_until < self.data.valid_from:
+            raise InvalidFactError("valid_until", "is before valid_from")
+
+
+class ImportedEpisode:
+    """A validated exported episode: the payload plus the times to restore."""
+
+    def __init__(self, record: Mapping[str, Any]) -> None:
+        with fact_fields():
+            self._read(record)
+
+    def _read(self, record: Mapping[str, Any]) -> None:
+        self.id = check_id(record.get("id"))
+        self.data = check_episode(
+            record.get("content"),
+            speaker=record.get("speaker"),
+            session=record.get("session"),
+            at=read_time("at", record.get("at")),
+            metadata=record.get("metadata"),
+            source=record.get("source"),
+        )
+        system_time = record_time(record, "system_time")
+        if system_time is None or self.data.at is None:
+            raise InvalidFactError("system_time", "and at are required")
+        self.system_time = system_time
+        forgotten = record.get("forgotten", False)
+        if not isinstance(forgotten, bool):
+            raise InvalidFactError("forgotten", "must be a bool")
+        self.forgotten: tuple[int, str | None] | None = None
+        if forgotten:
+            when = record_time(record, "invalidated_at")
+            if when is None:
+                raise InvalidFactError("invalidated_at", "is required for a forgotten episode")
+            reason = check_opt_text("forget_reason", record.get("forget_reason"), max_bytes=2048)
+            self.forgotten = (when, reason)
+
+    def insert(self, conn: Conn, owner: str) -> None:
+        """Store it inside the caller's transaction."""
+        insert_episode(conn, owner, self.data, system_time=self.system_time,
+                       episode_id=self.id, forgotten=self.forgotten)  # fmt: skip
