@@ -28,6 +28,7 @@ ARGUMENTS = {
     "timeline": ["Ardian"],
     "contradictions": [],
     "stats": [],
+    "reindex": ["--encoder", "static"],
     "export": [],
     "import": ["{export}"],
     "purge": [_FACT],

@@ -76,7 +76,7 @@ def test_every_command_has_help_with_an_example() -> None:
     choices: dict[str, Any] = subparsers.choices  # type: ignore[assignment]  # argparse internals
     expected = {"serve", "remember", "recall", "supersede", "forget", "timeline"}
     expected |= {"contradictions", "stats", "export", "import", "demo", "remember-episode", "ui"}
-    expected |= {"hook", "purge", "erase", "prune"}
+    expected |= {"hook", "purge", "erase", "prune", "reindex"}
     assert set(choices) == expected
     for name, sub in choices.items():
         assert "example:" in sub.format_help(), name
