@@ -24,14 +24,13 @@ from chronomem.recall.entity_graph import (
     specific,
 )
 from chronomem.recall.lexical import LexicalParams
-from chronomem.recall.lexical_pool import at_its_time, lexical_ranks
+from chronomem.recall.lexical_pool import at_its_time, is_name, lexical_ranks, name_terms
 from chronomem.recall.query import Asked
 from chronomem.recall.semantic.nearest import NearestIndex
 from chronomem.recall.semantic.spaces import VectorSpace
 from chronomem.recall.semantic.vectors import read_vectors
 from chronomem.recall.view import View
 from chronomem.text.entities import entity_key
-from chronomem.text.lexicon import query_terms
 
 __all__ = [
     "MEANING_WEIGHT",
@@ -138,7 +137,8 @@ def channel_ranks(
     # team") asks for the neighbourhood itself.
     speaks = {rowid for rowid, _ in lexical}  # any of its words, however common
     speaks.update(rowid for rowid, _ in semantic[:HOP_MEANING_DEPTH])
-    only_names = not [t for t in asked.terms if t not in _words_of(name_words)]
+    names = name_terms(asked, name_words, capitalised=False)
+    only_names = not [t for t in asked.terms if not is_name(t, names)]
     graph = sorted(
         (
             (rowid, s if only_names or rowid in speaks else s * SILENT_HOP_SHARE)
@@ -190,10 +190,6 @@ def without_names(text: str, speakers: Collection[str], names: Collection[str]) 
 def _bare(word: str) -> str:
     word = word.strip('.,;:!?"()[]')
     return word[:-2] if word.lower().endswith(("'s", "\u2019s")) else word
-
-
-def _words_of(names: Collection[str]) -> set[str]:
-    return set(query_terms(" ".join(names)))
 
 
 def _nearest(

@@ -23,7 +23,15 @@ from chronomem.text.entities import extract_entities
 from chronomem.text.lexicon import query_terms
 from chronomem.text.tokens import terms as jaccard_terms
 
-__all__ = ["COMMON_DEPTH", "RARE_DF", "at_its_time", "lexical_ranks", "worded"]
+__all__ = [
+    "COMMON_DEPTH",
+    "RARE_DF",
+    "at_its_time",
+    "is_name",
+    "lexical_ranks",
+    "name_terms",
+    "worded",
+]
 
 RARE_DF = 100
 COMMON_DEPTH = 100
@@ -120,6 +128,22 @@ def _few_visible(conn: Conn, view: View) -> list[int] | None:
     return few_in_category(conn, view.sql(), view.category, COMMON_DEPTH)
 
 
+def name_terms(asked: Asked, known: Collection[str], *, capitalised: bool = True) -> set[str]:
+    """The index terms of the names a question says: the entities the memory knows that it
+    names, the speakers it names and, with ``capitalised``, whatever reads as a name (a
+    capitalised word: a month too)."""
+    spoken = [*(extract_entities(asked.text) if capitalised else ()), *known, *asked.q.speakers]
+    return set(query_terms(" ".join(spoken)))
+
+
+def is_name(term: str, names: set[str]) -> bool:
+    """Whether ``term`` is a name's, or two names joined ("kinarabook" for "Kinara booking",
+    asked for as a split compound's joined form)."""
+    if term in names:
+        return True
+    return any(term.startswith(n) and term[len(n) :] in names for n in names)
+
+
 def worded(
     asked: Asked, pool: Sequence[PoolRow], lexical: Ranking, known: Collection[str]
 ) -> frozenset[int] | None:
@@ -133,8 +157,8 @@ def worded(
         return frozenset(rowid for rowid, _ in lexical[:CHANNEL_DEPTH])
     # Names: what reads as one (capitalised), and the words of the entities the memory knows
     # that the question names (a question typed in lower case names them too).
-    names = set(query_terms(" ".join([*extract_entities(asked.text), *known])))
-    wanted = [f" {t} " for t in asked.terms if t not in names]
+    names = name_terms(asked, known)
+    wanted = [f" {t} " for t in asked.terms if not is_name(t, names)]
     if not wanted:
         return None
     rows = {row.rowid: row for row in pool}

@@ -593,12 +593,9 @@ def test_episodes_are_recorded_indexed_and_recalled_over_stdio(db: Target, tmp_p
             assert indexed["added"] == 1
             again = await call(s, "chronomem_index_session", chronicum_id="plans")
             assert again["added"] == 0
-            # The relevance floor (the tool's default) leaves out the fact that shares only the
-            # name with the question; asked to fill its limit, it comes back too.
-            floored = await call(s, "chronomem_recall", query="Kinara booking")
-            assert floored["facts"] == []
-            assert len(floored["episodes"]) == 2
-            both = await call(s, "chronomem_recall", query="Kinara booking", relevant_only=False)
+            # A question of names alone (Kinara, and the speaker "booking"): the relevance
+            # floor, the tool's default, keeps what the names find.
+            both = await call(s, "chronomem_recall", query="Kinara booking")
             assert len(both["facts"]) == 1
             assert len(both["episodes"]) == 2
             only = await call(s, "chronomem_recall", query="Kinara booking", kinds=["episode"])
