@@ -112,13 +112,14 @@ def test_purge_a_fact_leaves_a_content_free_tombstone(memory_target: MemoryTarge
         was = mem.get(old)
         assert isinstance(was, Fact)
         assert was.superseded_by == new  # the chain stays whole
-        assert mem.recall("Pondok Indah doctor", relevant_only=True) == []
+        # Nothing erased is found (what meaning finds near a question is another fact).
+        assert new not in [f.id for f in mem.recall("Pondok Indah doctor", relevant_only=True)]
         assert [f.id for f in mem.timeline("Ardian")] == [keep, old]
         # The old fact still names the marker; purging it too removes the last link to it.
         second = mem.purge(old)
         assert second.facts == 1
         assert second.entities == 1
-        assert mem.recall(mark, relevant_only=True) == []
+        assert {f.id for f in mem.recall(mark, limit=10)} <= {keep}
         assert not any(mark in json.dumps(r) for r in mem.export_facts())
         assert mem.purge(old) == Purged()  # again: nothing more
         assert_index_consistent(mem)
