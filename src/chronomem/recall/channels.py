@@ -26,6 +26,7 @@ from chronomem.recall.entity_graph import (
 from chronomem.recall.lexical import LexicalParams
 from chronomem.recall.lexical_pool import at_its_time, is_name, lexical_ranks, name_terms
 from chronomem.recall.query import Asked
+from chronomem.recall.semantic.model import cosines as cosines_of
 from chronomem.recall.semantic.nearest import NearestIndex
 from chronomem.recall.semantic.spaces import VectorSpace
 from chronomem.recall.semantic.vectors import read_vectors
@@ -232,14 +233,10 @@ def _visible(
     cosines = {rowid: c for rowid, c in nearest if rowid in pooled}
     missing = [rowid for rowid, _ in lexical[:CHANNEL_DEPTH] if rowid not in cosines]
     if missing:
-        import numpy as np
-
         items, blobs = read_vectors(conn, missing)
         fitting = [(i, b) for i, b in zip(items, blobs, strict=True) if len(b) == len(question)]
-        if fitting:
-            stored = np.frombuffer(b"".join(b for _, b in fitting), dtype=np.int8)
-            scores = stored.reshape(len(fitting), len(question)).astype(np.float32) @ question
-            cosines.update(zip((i for i, _ in fitting), (scores / 127.0).tolist(), strict=True))
+        scores = cosines_of(question, [b for _, b in fitting]).tolist()
+        cosines.update(zip((i for i, _ in fitting), scores, strict=True))
     ranked = sorted(cosines.items(), key=lambda pair: (-pair[1], -pair[0]))
     return ranked[:CHANNEL_DEPTH]
 

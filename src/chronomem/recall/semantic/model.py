@@ -15,6 +15,7 @@ size, and the cosine of two of them is their integer dot product over 127**2, wi
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["DIM", "Model", "load_model", "model_available"]
+__all__ = ["DIM", "Model", "cosines", "load_model", "model_available", "quantise"]
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 DIM = 256
@@ -79,11 +80,7 @@ class Model:
 
     def quantise(self, vector: npt.NDArray[np.float32]) -> bytes:
         """A unit vector as DIM signed bytes."""
-        np = self._np
-        # np.clip, as its two ufuncs: its Python wrapper costs more than clipping DIM numbers.
-        scaled = np.rint(vector * SCALE)
-        np.minimum(np.maximum(scaled, -127, out=scaled), 127, out=scaled)
-        return bytes(scaled.astype(np.int8).tobytes())
+        return quantise(vector)
 
     def related_words(self, vector: npt.NDArray[np.float32], count: int) -> list[str]:
         """The ``count`` whole words of the vocabulary nearest to ``vector``, nearest first:
@@ -121,11 +118,28 @@ class Model:
 
     def similarities(self, vector: npt.NDArray[np.float32], blobs: list[bytes]) -> Any:
         """Cosine of ``vector`` with each stored vector (float32 array, one per blob)."""
-        np = self._np
-        if not blobs:
-            return np.zeros(0, dtype=np.float32)
-        stored = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), DIM)
-        return (stored.astype(np.float32) @ vector) / SCALE
+        return cosines(vector, blobs)
+
+
+def quantise(vector: npt.NDArray[np.float32]) -> bytes:
+    """A unit vector as signed bytes (times SCALE), as every vector space stores it."""
+    import numpy as np
+
+    # np.clip, as its two ufuncs: its Python wrapper costs more than clipping DIM numbers.
+    scaled = np.rint(vector * SCALE)
+    np.minimum(np.maximum(scaled, -127, out=scaled), 127, out=scaled)
+    return bytes(scaled.astype(np.int8).tobytes())
+
+
+def cosines(vector: npt.NDArray[np.float32], blobs: Sequence[bytes]) -> Any:
+    """Cosine of the unit ``vector`` with each stored vector of its length (float32 array,
+    one per blob), whatever the space."""
+    import numpy as np
+
+    if not blobs:
+        return np.zeros(0, dtype=np.float32)
+    stored = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), len(vector))
+    return (stored.astype(np.float32) @ vector) / SCALE
 
 
 @lru_cache(maxsize=1)

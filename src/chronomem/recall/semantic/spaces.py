@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from chronomem.recall.semantic.model import DIM as STATIC_DIM
-from chronomem.recall.semantic.model import load_model
+from chronomem.recall.semantic.model import load_model, quantise
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,14 +62,6 @@ class VectorSpace(Protocol):
         """Encode ``texts`` now, in batches, so the ``vector`` calls of a transaction about
         to store them find them ready (a batch write encodes outside its lock)."""
         ...
-
-
-def _quantised(vector: npt.NDArray[np.float32]) -> bytes:
-    import numpy
-
-    scaled = numpy.rint(vector * 127.0)
-    numpy.minimum(numpy.maximum(scaled, -127, out=scaled), 127, out=scaled)
-    return bytes(scaled.astype(numpy.int8).tobytes())
 
 
 class StaticSpace:
@@ -122,7 +114,7 @@ class EncoderSpace:
         if primed is not None:
             return primed
         unit = self.unit(text)
-        return None if unit is None else _quantised(unit)
+        return None if unit is None else quantise(unit)
 
     def prime(self, texts: Sequence[str]) -> None:
         wanted = [t for t in dict.fromkeys(texts) if t.strip()][:_PRIMED_MAX]
@@ -133,7 +125,7 @@ class EncoderSpace:
             if len(self._primed) > _PRIMED_MAX:
                 self._primed.clear()  # primed by a batch that then failed: start again
             for text, unit in zip(wanted, units, strict=True):
-                self._primed[text] = _quantised(unit)
+                self._primed[text] = quantise(unit)
 
 
 _spaces: dict[str, VectorSpace] = {}
