@@ -70,6 +70,7 @@ EPISODE_ABLATIONS: dict[str, tuple[LexicalParams, Mapping[str, float]]] = {
         DEFAULT_WEIGHTS,
     ),
     "without the semantic channel": (FULL, {**DEFAULT_WEIGHTS, "semantic": 0.0}),
+    "without the neighbouring turns": (dataclasses.replace(FULL, neighbours=0.0), DEFAULT_WEIGHTS),
     "with the relevance floor (relevant_only=True)": (FULL, DEFAULT_WEIGHTS),
 }
 FLOOR = "with the relevance floor (relevant_only=True)"

@@ -25,6 +25,7 @@ from chronomem.recall.entity_graph import (
 )
 from chronomem.recall.lexical import LexicalParams
 from chronomem.recall.lexical_pool import at_its_time, is_name, lexical_ranks, name_terms
+from chronomem.recall.neighbours import with_neighbours
 from chronomem.recall.query import Asked
 from chronomem.recall.semantic.model import cosines as cosines_of
 from chronomem.recall.semantic.nearest import NearestIndex
@@ -110,7 +111,10 @@ def channel_ranks(
         semantic = _visible(conn, question, nearest, meta, lexical)
         channels = {"bm25": lexical[:CHANNEL_DEPTH], "semantic": semantic}
         related = _related(words, semantic, [], meaning)
-        return Ranked(channels, meta, _text(lexical, semantic, weights, meaning), related)
+        text, channels["neighbour"] = with_neighbours(
+            conn, view, _text(lexical, semantic, weights, meaning), meta, related, params.neighbours
+        )
+        return Ranked(channels, meta, text, related)
     meta = {}
     facts = asked.items("fact")
     resolved, name_words = resolve(conn, view.owner, query)
@@ -157,7 +161,9 @@ def channel_ranks(
     }
     share = 1.0 / HOP_GAIN if only_names else 1.0
     related = None if only_names else _related(words, semantic, graph, meaning)
-    text = _text(lexical, semantic, weights, meaning)
+    text, channels["neighbour"] = with_neighbours(
+        conn, view, _text(lexical, semantic, weights, meaning), meta, related, params.neighbours
+    )
     return Ranked(channels, meta, text, related, share)
 
 

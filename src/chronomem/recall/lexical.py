@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chronomem.recall.lexindex import FIELD_WEIGHTS
+from chronomem.recall.neighbours import NEIGHBOUR_SHARE
 from chronomem.text.entities import entity_key
 from chronomem.text.lexicon import TIME_TERMS, query_terms
 from chronomem.text.lexicon import term as word_term
@@ -48,6 +49,8 @@ class LexicalParams:
     date: float = 2.0
     date_after_days: int = 14
     date_before_days: int = 1
+    neighbours: float = NEIGHBOUR_SHARE
+    """What a found turn lends each turn beside it (:mod:`chronomem.recall.neighbours`)."""
 
 
 @dataclass(frozen=True)
