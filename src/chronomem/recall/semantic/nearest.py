@@ -8,10 +8,12 @@ bumped the file's vector epoch. So a killed process loses nothing (its copy dies
 the next one reads the table), an erased vector leaves every copy at the next search (and
 exists in no file but the table it was deleted from), and a vector is never searched twice.
 
-The search is exact: the first ``coarse`` dimensions of every vector shortlist (the static
-model's dimensions come in order of variance, so a quarter of them rank almost as well as
-all), and the shortlist is ranked on every dimension. Measured against the candidates an
-embedded approximate index offers, and why this one: see docs/semantic.md.
+Up to LISTS_FROM items the search is exact: the first ``coarse`` dimensions of every vector
+shortlist (the static model's dimensions come in order of variance, so a quarter of them rank
+almost as well as all), and the shortlist is ranked on every dimension. Beyond, it reads only
+the lists nearest the question (:mod:`.lists`), so its cost stops growing with the owner.
+Measured against the candidates an embedded approximate index offers, and why this one: see
+docs/retrieval.md, "Vector index".
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from chronomem.engine.dialect import Conn
+from chronomem.recall.semantic import lists
 from chronomem.recall.semantic.spaces import VectorSpace
 from chronomem.recall.semantic.vectors import EPOCH_KEY
 
@@ -29,7 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["NearestIndex"]
+__all__ = ["Copy", "NearestIndex"]
 
 _SHORTLIST = 8  # the shortlist is this many times the neighbours asked for (at least 256)
 _READ_BATCH = 5000
@@ -51,7 +54,7 @@ def _epoch(conn: Conn) -> int:
 
 
 @dataclass
-class _Copy:
+class Copy:
     """One owner's vectors in memory: rows ``0..count`` of growable arrays."""
 
     dim: int
@@ -64,7 +67,41 @@ class _Copy:
     items: Any = None  # int64 (capacity,)
     exact: Any = None  # int8 (capacity, dim)
     rough: Any = None  # float32 (capacity, coarse)
+    inverted: lists.Lists | None = None  # past LISTS_FROM items: which rows a search reads
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def nearest(self, np: Any, question: Any, k: int) -> list[tuple[int, float]]:
+        """The ``k`` items of the copy nearest ``question``, nearest first, with their
+        cosine (the caller holds the lock)."""
+        if self.count == 0 or k <= 0:
+            return []
+        pool = self.pool(np, question)
+        keep = max(256, _SHORTLIST * k)
+        if self.coarse < self.dim and len(pool) > keep:
+            rough = self.rough[pool] @ question[: self.coarse]
+            short = pool[np.argpartition(-rough, keep)[:keep]]
+        else:
+            short = pool
+        scores = (self.exact[short].astype(np.float32) @ question) / 127.0
+        top = min(k, len(short))
+        best = (
+            np.argpartition(-scores, top - 1)[:top] if top < len(short) else np.arange(len(short))
+        )
+        best = best[np.argsort(-scores[best], kind="stable")]
+        items = self.items[short[best]].tolist()
+        return list(zip(items, scores[best].astype(float).tolist(), strict=True))
+
+    def pool(self, np: Any, question: Any) -> Any:
+        """The positions a search ranks: every row, or past LISTS_FROM items the rows of
+        the lists nearest ``question`` (made, or the tail joined, first when due)."""
+        n = self.count
+        if n < lists.LISTS_FROM:
+            return np.arange(n)
+        if self.inverted is None:
+            self.inverted = lists.Lists.train(np, self.rough, n)
+        elif self.inverted.stale(n):
+            self.inverted = self.inverted.extend(np, self.rough, n)
+        return self.inverted.candidates(np, question, n)
 
     def append(self, np: Any, items: list[int], blobs: list[bytes]) -> None:
         if not items:
@@ -100,7 +137,7 @@ class NearestIndex:
     """The nearest-neighbour copies of one memory (a file or a PostgreSQL schema), per owner."""
 
     def __init__(self) -> None:
-        self._copies: dict[tuple[str, str], _Copy] = {}
+        self._copies: dict[tuple[str, str], Copy] = {}
         self._lock = threading.Lock()
 
     def search(
@@ -113,25 +150,7 @@ class NearestIndex:
 
         copy = self._caught_up(np, conn, owner, space)
         with copy.lock:
-            n = copy.count
-            if n == 0 or k <= 0:
-                return []
-            if copy.coarse < copy.dim and n > max(256, _SHORTLIST * k):
-                rough = copy.rough[:n] @ question[: copy.coarse] * 127.0
-                keep = max(256, _SHORTLIST * k)
-                short = np.argpartition(-rough, keep)[:keep]
-            else:
-                short = np.arange(n)
-            scores = (copy.exact[short].astype(np.float32) @ question) / 127.0
-            top = min(k, len(short))
-            best = (
-                np.argpartition(-scores, top - 1)[:top]
-                if top < len(short)
-                else np.arange(len(short))
-            )
-            best = best[np.argsort(-scores[best], kind="stable")]
-            items = copy.items[short[best]].tolist()
-            return list(zip(items, scores[best].astype(float).tolist(), strict=True))
+            return copy.nearest(np, question, k)
 
     def forget_owner(self, owner: str) -> None:
         """Drop the process's copy of ``owner``'s vectors (the next search reads them anew)."""
@@ -139,7 +158,7 @@ class NearestIndex:
             for key in [key for key in self._copies if key[0] == owner]:
                 del self._copies[key]
 
-    def _caught_up(self, np: Any, conn: Conn, owner: str, space: VectorSpace) -> _Copy:
+    def _caught_up(self, np: Any, conn: Conn, owner: str, space: VectorSpace) -> Copy:
         epoch = _epoch(conn)
         ordered = conn.dialect.commits_in_rowid_order
         key = (owner, space.name)
@@ -148,7 +167,7 @@ class NearestIndex:
             copy = self._copies.get(key)
             stale = copy is not None and not ordered and now - copy.made > _RESYNC_SECONDS
             if copy is None or stale or copy.epoch != epoch or copy.dim != space.dim:
-                copy = _Copy(space.dim, min(space.coarse, space.dim), epoch, made=now)
+                copy = Copy(space.dim, min(space.coarse, space.dim), epoch, made=now)
                 self._copies[key] = copy
         with copy.lock:
             late = _LATE_WINDOW if copy.late else 0
