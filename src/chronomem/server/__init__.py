@@ -8,7 +8,8 @@ session record (``--db`` / ``CHRONOMEM_DB``, default ``~/.chronomem/memory.db``)
 The owner is server configuration (``--owner`` / ``CHRONOMEM_OWNER``), never a tool argument.
 The pieces: :mod:`._config` (flags and environment), :mod:`._tools` (the tools),
 :mod:`._output` (what they return), :mod:`._state` (what a running server holds),
-:mod:`._app` (auth, transports), :mod:`._stdio` (stdio that answers every request).
+:mod:`._app` (auth, transports), :mod:`._stdio` (stdio that answers every request),
+:mod:`._confirm` (the user confirms a forget, when the client can ask), :mod:`._icons`.
 
 The MCP SDK is the ``mcp`` extra. This module imports it only when a server is built, so
 without the extra ``chronomem serve`` says what to install instead of failing on an import.
