@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from chronica import ChronicaError
 from chronomem import ChronoMem, ChronoMemError
+from chronomem._doors.blas import one_blas_thread
 from chronomem._doors.settings import DEFAULT_DB, open_session_store, shown, without_password
 
 from ._config import ServerConfig, ServerConfigError, add_server_arguments, config_from_args
@@ -47,6 +48,7 @@ __all__ = [
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "python -m chronomem.server") -> int:
     """Entry point of ``python -m chronomem.server`` and ``chronomem serve``; returns exit code."""
+    one_blas_thread()  # before numpy loads: see chronomem._doors.blas
     parser = argparse.ArgumentParser(
         prog=prog,
         description="chronomem MCP server (stdio by default).",
