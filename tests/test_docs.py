@@ -569,7 +569,9 @@ def _serve_configured(server: dict[str, object], tmp_path: Path) -> None:
     assert Path(db.replace("~", str(home), 1)).is_file()  # ~ is the server's user's home
 
 
-_REPO_PATH = re.compile(r"(?<![\w/])(?:src|tests|scripts|bench|docs)/[\w./-]*")
+_REPO_PATH = re.compile(
+    r"(?<![\w/])(?:src|tests|scripts|bench|docs|plugins|\.claude-plugin)/[\w./-]*"
+)
 
 
 def _check_layout(body: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -19,6 +20,7 @@ from typing import Any
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.session import ElicitationFnT
 from mcp.types import CallToolResult, TextContent
 
 from chronomem.server import add_server_arguments
@@ -27,6 +29,7 @@ __all__ = [
     "call",
     "call_error",
     "connect",
+    "fingerprint",
     "free_port",
     "http_server",
     "raw_stdio",
@@ -50,13 +53,16 @@ def server_env(db: Path | str, owner: str | None) -> dict[str, str]:
 
 @asynccontextmanager
 async def connect(
-    db: Path | str, *, owner: str | None = "tester", errlog: Path | None = None
+    db: Path | str,
+    *,
+    owner: str | None = "tester",
+    errlog: Path | None = None,
+    elicitation_callback: ElicitationFnT | None = None,
 ) -> AsyncIterator[ClientSession]:
     """An initialised client session to a fresh server process on ``db`` (a file, or a
-    ``postgresql://`` URL, which needs ``errlog``)."""
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "chronomem.server"], env=server_env(db, owner)
-    )
+    ``postgresql://`` URL, which needs ``errlog``). With ``elicitation_callback`` the client
+    declares the elicitation capability and answers the server's questions with it."""
+    params = server_params(db, owner)
     if errlog is None:
         assert isinstance(db, Path), "a server on PostgreSQL needs an errlog file"
         errlog = db.with_name(f"{db.name}.{owner}.stderr")
@@ -64,10 +70,42 @@ async def connect(
     with log_path.open("w") as log:
         async with (
             stdio_client(params, errlog=log) as (read, write),
-            ClientSession(read, write) as session,
+            ClientSession(read, write, elicitation_callback=elicitation_callback) as session,
         ):
             await session.initialize()
             yield session
+
+
+def server_params(db: Path | str, owner: str | None = "tester") -> StdioServerParameters:
+    """How the SDK's stdio clients start ``python -m chronomem.server`` on ``db``."""
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "chronomem.server"], env=server_env(db, owner)
+    )
+
+
+def fingerprint(db: Path | str) -> str:
+    """What a write would change: the file and its log's bytes, or every table's rows."""
+    if isinstance(db, Path):
+        digest = hashlib.sha256()
+        for part in (db, db.with_name(db.name + "-wal")):
+            digest.update(part.read_bytes() if part.exists() else b"-")
+        return digest.hexdigest()
+    import psycopg  # the postgres extra's; only a PostgreSQL target gets here
+
+    with psycopg.connect(db) as conn:
+        tables = conn.execute(
+            """SELECT schemaname, tablename FROM pg_tables
+               WHERE schemaname IN ('chronomem', 'chronica') ORDER BY 1, 2"""
+        ).fetchall()
+        assert len(tables) > 5, tables
+        sums = [
+            conn.execute(
+                f"SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) "
+                f'FROM "{schema}"."{table}" t'
+            ).fetchone()
+            for schema, table in tables
+        ]
+    return json.dumps([[*t, *map(str, s or ())] for t, s in zip(tables, sums, strict=True)])
 
 
 def text_of(result: CallToolResult) -> str:

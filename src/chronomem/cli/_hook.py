@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from chronomem._doors.arguments import add_target_arguments
+from chronomem._doors.blas import one_blas_thread
 from chronomem._doors.settings import make_private_folders
 
 from ._hook_scope import ALL_PROJECTS_ENV, PROJECT_ENV
@@ -113,6 +114,7 @@ def _flags(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str]) -> int:
     """Run ``chronomem hook``: an event (exit 0 whatever happens) or install/uninstall."""
+    one_blas_thread()  # before numpy loads: see chronomem._doors.blas
     parser = build_parser()
     argv = list(argv)
     if argv[:1] in (["install"], ["uninstall"]) or "-h" in argv or "--help" in argv:

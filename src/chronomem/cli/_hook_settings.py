@@ -33,6 +33,7 @@ __all__ = [
     "EVENTS",
     "MARK",
     "SettingsFileError",
+    "hook_entries",
     "install",
     "is_ours",
     "settings_path",
@@ -193,6 +194,18 @@ def _write(path: Path, settings: dict[str, Any]) -> None:
         raise SettingsFileError(f"{path} cannot be written ({e.strerror}); left as it is") from None
 
 
+def hook_entries(command: str) -> dict[str, list[dict[str, Any]]]:
+    """Our matcher groups, one per event, each running ``command``: what ``install`` merges
+    into a settings file and what the Claude Code plugin's ``hooks/hooks.json`` holds
+    (``plugins/chronomem``; tests/chronomem/cli/test_hook_plugin.py compares them)."""
+    return {
+        event: [
+            {"hooks": [{"type": "command", "command": command, "timeout": TIMEOUT.get(event, 60)}]}
+        ]
+        for event in EVENTS
+    }
+
+
 def install(path: Path, command: str) -> list[str]:
     """Merge our handlers (running ``command``) into the settings at ``path``; returns the
     events installed."""
@@ -204,9 +217,8 @@ def install(path: Path, command: str) -> list[str]:
                 f"{path}: hooks.{event} is not a list of matcher groups; left as it is"
             )
     hooks = _without_ours(hooks)
-    for event in EVENTS:
-        handler = {"type": "command", "command": command, "timeout": TIMEOUT.get(event, 60)}
-        hooks.setdefault(event, []).append({"hooks": [handler]})
+    for event, groups in hook_entries(command).items():
+        hooks.setdefault(event, []).extend(groups)
     _write(path, {**settings, "hooks": hooks})
     return list(EVENTS)
 

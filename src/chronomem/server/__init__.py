@@ -8,7 +8,8 @@ session record (``--db`` / ``CHRONOMEM_DB``, default ``~/.chronomem/memory.db``)
 The owner is server configuration (``--owner`` / ``CHRONOMEM_OWNER``), never a tool argument.
 The pieces: :mod:`._config` (flags and environment), :mod:`._tools` (the tools),
 :mod:`._output` (what they return), :mod:`._state` (what a running server holds),
-:mod:`._app` (auth, transports), :mod:`._stdio` (stdio that answers every request).
+:mod:`._app` (auth, transports), :mod:`._stdio` (stdio that answers every request),
+:mod:`._confirm` (the user confirms a forget, when the client can ask), :mod:`._icons`.
 
 The MCP SDK is the ``mcp`` extra. This module imports it only when a server is built, so
 without the extra ``chronomem serve`` says what to install instead of failing on an import.
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from chronica import ChronicaError
 from chronomem import ChronoMem, ChronoMemError
+from chronomem._doors.blas import one_blas_thread
 from chronomem._doors.settings import DEFAULT_DB, open_session_store, shown, without_password
 
 from ._config import ServerConfig, ServerConfigError, add_server_arguments, config_from_args
@@ -46,6 +48,7 @@ __all__ = [
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "python -m chronomem.server") -> int:
     """Entry point of ``python -m chronomem.server`` and ``chronomem serve``; returns exit code."""
+    one_blas_thread()  # before numpy loads: see chronomem._doors.blas
     parser = argparse.ArgumentParser(
         prog=prog,
         description="chronomem MCP server (stdio by default).",

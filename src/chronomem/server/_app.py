@@ -19,13 +19,23 @@ from mcp.server.mcpserver.tools import Tool
 
 from ._config import ServerConfig
 from ._hints import HINTS
+from ._icons import server_icons, tool_icons
 from ._prompts import add_prompts
 from ._resources import add_resources
 from ._state import State, open_state
 from ._stdio import serve_stdio
 from ._tools import TOOLS
 
-__all__ = ["build_server", "serve"]
+__all__ = ["DESCRIPTION", "TITLE", "build_server", "serve"]
+
+TITLE = "chronomem"
+"""What a client shows for the server (``serverInfo.title``), as server.json titles it."""
+
+DESCRIPTION = (
+    "Bi-temporal long-term memory and a shared session record for agents, in one SQLite file"
+)
+"""``serverInfo.description`` (MCP 2025-11-25): server.json's description, word for word, so a
+client and the registry describe the server alike (tests/chronomem/server/test_mcp_registry.py)."""
 
 INSTRUCTIONS = (
     "Long-term memory for this user. Call chronomem_recall before answering anything "
@@ -55,6 +65,9 @@ def build_server(config: ServerConfig) -> MCPServer[State]:
         auth = auth_options(config)
     server: MCPServer[State] = MCPServer(
         "chronomem",
+        title=TITLE,
+        description=DESCRIPTION,
+        icons=server_icons(),
         version=_version(),
         instructions=INSTRUCTIONS,
         lifespan=_lifespan(config),
@@ -83,7 +96,9 @@ def _tool(fn: Callable[..., Any]) -> Tool:
     check (a ten-fact recall at 10,000 facts, A/B on a busy 2-core box: p50 12.2 ms per call
     with references, 10.8 ms inlined).
     """
-    tool = Tool.from_function(fn, structured_output=True, annotations=HINTS[fn.__name__])
+    tool = Tool.from_function(
+        fn, structured_output=True, annotations=HINTS[fn.__name__], icons=tool_icons(fn.__name__)
+    )
     schema = tool.fn_metadata.output_schema
     if schema is not None:  # the SDK reads this field live
         tool.fn_metadata.output_schema = _lean(_inline_refs(schema, schema.get("$defs", {})))

@@ -10,8 +10,9 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, ContentBlock, ResourceLink, TextContent
 
 # pydantic reads stdlib TypedDicts only from Python 3.12; the SDK depends on typing_extensions.
 from typing_extensions import NotRequired, TypedDict
@@ -39,6 +40,7 @@ __all__ = [
     "episode_line",
     "fact_line",
     "fact_out",
+    "item_uri",
     "recall_out",
     "recalled",
     "recalled_episode",
@@ -118,10 +120,12 @@ class SupersedeOut(TypedDict):
 
 
 class ForgetOut(TypedDict):
-    """The forgotten fact's id."""
+    """The fact's id and whether it was forgotten; ``note`` says why not (the user, asked
+    through the client, declined)."""
 
     id: str
     forgotten: bool
+    note: NotRequired[str]
 
 
 class RecallOut(TypedDict):
@@ -263,17 +267,35 @@ def result(
     *,
     dated: bool = False,
     ids: Mapping[str, str] | None = None,
+    links: bool = False,
 ) -> CallToolResult:
     """Structured output for programs, and compact lines (not indented JSON, no bullets) for
     the model: recall exists to save context tokens, so its text spends none on syntax or on
     fields that change no decision. ``head`` (if any) is the first line; ``ids`` maps fact
-    ids to the short ids the lines show."""
+    ids to the short ids the lines show. ``links`` adds a resource link per item after the
+    text (``chronomem://fact/{id}``, its whole record), for a client to open or attach."""
     lines = [
         fact_line(i, dated=dated, ids=ids) if isinstance(i, Fact) else episode_line(i)
         for i in items
     ]
     text = "\n".join([head, *lines] if head else lines)
-    return CallToolResult(content=[TextContent(text=text)], structured_content=dict(structured))
+    content: list[ContentBlock] = [TextContent(text=text)]
+    if links:
+        content += [_link(i, ids or {}) for i in items]
+    return CallToolResult(content=content, structured_content=dict(structured))
+
+
+def item_uri(item_id: str) -> str:
+    """The resource a fact or an episode is read at (see :mod:`._resources`)."""
+    return f"chronomem://fact/{quote(item_id, safe='')}"
+
+
+def _link(item: Fact | Episode, ids: Mapping[str, str]) -> ResourceLink:
+    """Only what a link needs: the URI, and as its name the id the line shows (a fact's
+    short id) or the episode's session and place in it. A client may show each link to the
+    model, so every field more costs tokens in every recall."""
+    name = ids.get(item.id, item.id) if isinstance(item, Fact) else f"{item.session} #{item.seq}"
+    return ResourceLink(uri=item_uri(item.id), name=name, mime_type="application/json")
 
 
 def compact(structured: Mapping[str, Any], text: str | None = None) -> CallToolResult:

@@ -8,22 +8,22 @@ unusable text into a tool error with a readable message, and the server keeps se
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver import AcceptedElicitation, Context, ElicitationResult, Resolve
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from chronica import ActorKind, Actum, ActumKind, ChronicaError
-from chronomem import ChronoMem, ChronoMemError, Episode, Fact, FactId
+from chronica import ActorKind, Actum, ActumKind
+from chronomem import ChronoMem, Episode, Fact, FactId
 from chronomem._checks import check_text
 from chronomem._doors.ids import resolve, short_ids
 from chronomem._doors.text import count
 
 from ._acta import DEFAULT_LAST_N, fetch_size, window
+from ._confirm import ForgetConfirmation, confirm_forget
+from ._errors import readable_errors
 from ._output import (
     ActaOut,
     ActumOut,
@@ -51,22 +51,9 @@ MAX_COUNT = 1_000_000_000
 """Largest limit, budget or last_n a tool accepts, so no number overflows SQLite's integers."""
 
 
-# --------------------------------------------------------------------------- errors
 # Text is checked once, where the library checks it (NUL, lone surrogates, sizes): the
 # server adds no rules of its own, so a tool refuses exactly what a Python caller is refused.
-
-
-@contextmanager
-def _readable_errors() -> Iterator[None]:
-    """Turn the libraries' errors into tool errors a model can read and act on.
-
-    Anything else is a bug: the SDK reports it as a generic failure, logs the traceback,
-    and keeps serving.
-    """
-    try:
-        yield
-    except (ChronoMemError, ChronicaError, ValueError, LookupError, TypeError, OverflowError) as e:
-        raise ToolError(f"{type(e).__name__}: {e}") from e
+# Errors become tool errors by one rule (_errors.readable_errors).
 
 
 def _state(ctx: Context[State, Any]) -> State:
@@ -108,7 +95,7 @@ async def chronomem_remember(
     surrounding punctuation) is not stored twice: the note says "already known" and the id
     is that fact's.
     """
-    with _readable_errors():
+    with readable_errors():
         fid = await _state(ctx).write(
             lambda s: s.memory.remember(
                 content,
@@ -150,7 +137,7 @@ async def chronomem_recall(
     items with evidence beyond a shared name, so fewer rather than padding; false fills the
     limit with the nearest by meaning.
     """
-    with _readable_errors():
+    with readable_errors():
         found, ids = await _state(ctx).read(
             lambda s: _with_ids(
                 s.memory,
@@ -168,7 +155,9 @@ async def chronomem_recall(
             )
         )
     # No head line: the lines are the answer ("nothing recalled" when there are none).
-    return result(recall_out(found), None if found else "nothing recalled", found, ids=ids)
+    return result(
+        recall_out(found), None if found else "nothing recalled", found, ids=ids, links=True
+    )
 
 
 async def chronomem_remember_episode(
@@ -184,7 +173,7 @@ async def chronomem_remember_episode(
     recalled later with chronomem_recall. Turns of a session are kept in the order they are
     recorded; at (ISO-8601, default now) is when it was said.
     """
-    with _readable_errors():
+    with readable_errors():
         eid = await _state(ctx).write(
             lambda s: s.memory.remember_episode(content, speaker=speaker, session=session, at=at)
         )
@@ -199,7 +188,7 @@ async def chronomem_index_session(
     Use it after messages were recorded with chronica_record_actum, so chronomem_recall can
     find them. Only messages not indexed yet are added; calling it again is harmless.
     """
-    with _readable_errors():
+    with readable_errors():
         added = await _state(ctx).write(
             lambda s: s.memory.index_session(s.chronicarius, chronicum_id)
         )
@@ -224,7 +213,7 @@ async def chronomem_supersede(
     chronomem_timeline can show what was believed before. old_id may be the whole id or the
     short one recall shows.
     """
-    with _readable_errors():
+    with readable_errors():
         check_text("old_id", old_id)  # ids are looked up, not validated, by the library
 
         def supersede(s: State) -> tuple[str, FactId]:
@@ -245,24 +234,42 @@ async def chronomem_supersede(
 
 
 async def chronomem_forget(
-    ctx: Context[State, Any], fact_id: str, reason: str | None = None
+    ctx: Context[State, Any],
+    fact_id: str,
+    reason: str | None = None,
+    *,
+    confirmed: Annotated[ElicitationResult[ForgetConfirmation], Resolve(confirm_forget)],
 ) -> Annotated[CallToolResult, ForgetOut]:
     """Stop using a fact that was wrong or that the user asked you to forget.
 
     It is a soft delete: recall no longer returns it, but its lineage stays for audit.
     If the fact merely changed, use chronomem_supersede instead. fact_id may be the whole
-    id or the short one recall shows.
+    id or the short one recall shows. When the client can ask the user, the user confirms
+    first; if they decline, nothing is forgotten and note says so.
     """
+    # `confirmed` is never the model's: the SDK fills it from confirm_forget (see _confirm),
+    # which asks the user when the client can ask and consents without asking when not.
+    if not (isinstance(confirmed, AcceptedElicitation) and confirmed.data.forget):
+        with readable_errors():
+            whole = await _state(ctx).read(lambda s: resolve(s.memory, fact_id))
+        note = f"not forgotten: the user {_refusal(confirmed)}; nothing was changed"
+        return compact(ForgetOut(id=whole, forgotten=False, note=note))
 
     def forget(s: State) -> str:
         fid = resolve(s.memory, fact_id)
         s.memory.forget(fid, reason=reason)
         return fid
 
-    with _readable_errors():
+    with readable_errors():
         check_text("fact_id", fact_id)  # ids are looked up, not validated, by the library
         forgotten = await _state(ctx).write(forget)
     return compact(ForgetOut(id=forgotten, forgotten=True))
+
+
+def _refusal(outcome: ElicitationResult[ForgetConfirmation]) -> str:
+    if isinstance(outcome, AcceptedElicitation):
+        return "answered not to forget it"
+    return "declined" if outcome.action == "decline" else "cancelled the question"
 
 
 async def chronomem_timeline(
@@ -273,7 +280,7 @@ async def chronomem_timeline(
     Use it when asked what changed, since when something is true, or why an answer
     differs from an earlier one. Superseded facts carry valid_until and superseded_by.
     """
-    with _readable_errors():
+    with readable_errors():
         facts, ids = await _state(ctx).read(
             lambda s: _with_ids(s.memory, s.memory.timeline(entity))
         )
@@ -290,7 +297,7 @@ async def chronomem_contradictions(
     Use it to tidy the memory: for each contradiction, ask the user or supersede the
     stale fact with chronomem_supersede.
     """
-    with _readable_errors():
+    with readable_errors():
         found = await _state(ctx).read(lambda s: s.memory.contradictions())
     return compact(
         ContradictionsOut(
@@ -321,7 +328,7 @@ async def chronica_record_actum(
     write. When retrying after a timeout, pass the same idempotency_key: the first
     stored actum is returned and the retry is not stored twice.
     """
-    with _readable_errors():
+    with readable_errors():
         actum = Actum(
             chronicum_id=chronicum_id,
             kind=kind,
@@ -350,7 +357,7 @@ async def chronica_get_acta(
     recent ones (default 50; 0 = as many as one reply holds). A reply holds at most 1,000
     acta and about 2 MB; when the window is larger, the newest are kept and note says so.
     """
-    with _readable_errors():
+    with readable_errors():
         acta = await _state(ctx).read(
             lambda s: s.chronicarius.get_acta(
                 s.owner,

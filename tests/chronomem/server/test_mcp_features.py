@@ -7,12 +7,10 @@ timeline and session are exactly unknown ones, in every list and completion too.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
@@ -20,6 +18,7 @@ from mcp.types import (
     EmbeddedResource,
     PaginatedRequestParams,
     PromptReference,
+    ResourceLink,
     ResourceTemplateReference,
     TextContent,
     TextResourceContents,
@@ -28,7 +27,7 @@ from mcp.types import (
 from chronomem.server._hints import HINTS
 from chronomem.server._resources import LIST_PAGE
 from tests.chronomem.backends import Databases, Target
-from tests.chronomem.mcp_client import call, connect, run, shown_id
+from tests.chronomem.mcp_client import call, connect, fingerprint, run, shown_id
 
 READ_ONLY = {
     "chronomem_recall": {"query": "ThinkPad network"},
@@ -42,29 +41,6 @@ READ_ONLY = {
 @pytest.fixture
 def db(databases: Databases) -> Target:
     return databases.new("m")
-
-
-def _fingerprint(db: Target) -> str:
-    """What a write would change: the file and its log's bytes, or every table's rows."""
-    if isinstance(db, Path):
-        digest = hashlib.sha256()
-        for part in (db, db.with_name(db.name + "-wal")):
-            digest.update(part.read_bytes() if part.exists() else b"-")
-        return digest.hexdigest()
-    with psycopg.connect(db) as conn:
-        tables = conn.execute(
-            """SELECT schemaname, tablename FROM pg_tables
-               WHERE schemaname IN ('chronomem', 'chronica') ORDER BY 1, 2"""
-        ).fetchall()
-        assert len(tables) > 5, tables
-        sums = [
-            conn.execute(
-                f"SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) "
-                f'FROM "{schema}"."{table}" t'
-            ).fetchone()
-            for schema, table in tables
-        ]
-    return json.dumps([[*t, *map(str, s or ())] for t, s in zip(tables, sums, strict=True)])
 
 
 async def _seed(s: ClientSession) -> str:
@@ -103,16 +79,16 @@ def test_annotations_tell_the_truth_and_read_only_tools_write_nothing(
             assert listed["chronomem_supersede"].destructive_hint is True  # type: ignore[union-attr]
             assert listed["chronomem_remember_episode"].idempotent_hint is False  # type: ignore[union-attr]
             await _seed(s)
-            before = _fingerprint(db)
+            before = fingerprint(db)
             for _ in range(3):
                 for tool, arguments in READ_ONLY.items():
                     await call(s, tool, **arguments)
                 await s.list_resources()
-            after = _fingerprint(db)
+            after = fingerprint(db)
             assert after == before
             # The fingerprint sees a write: the same check after one fails.
             await call(s, "chronomem_remember", content="Mina drinks tea")
-            assert _fingerprint(db) != after
+            assert fingerprint(db) != after
 
     run(go)
 
@@ -175,6 +151,45 @@ def test_resources_are_listed_readable_and_owner_scoped(db: Target, tmp_path: Pa
             assert (await s.complete(ref, {"name": "id", "value": eth[:6]})).completion.values == []
             ref = ResourceTemplateReference(uri="chronomem://timeline/{entity}")
             assert (await s.complete(ref, {"name": "entity", "value": ""})).completion.values == []
+
+    run(go)
+
+
+def test_recall_links_each_item_to_its_resource(db: Target, tmp_path: Path) -> None:
+    async def go() -> None:
+        async with connect(db, errlog=tmp_path / "server.log") as s:
+            await _seed(s)
+            said = {"content": "My ThinkPad T14 drops the network", "speaker": "ana"}
+            episode = await s.call_tool("chronomem_remember_episode", {**said, "session": "desk"})
+            assert not episode.is_error
+            found = await s.call_tool("chronomem_recall", {"query": "ThinkPad network"})
+            assert found.structured_content is not None
+            facts = found.structured_content["facts"]
+            episodes = found.structured_content["episodes"]
+            assert facts
+            assert episodes
+            text, *links = found.content
+            assert isinstance(text, TextContent)
+            assert all(isinstance(link, ResourceLink) for link in links)
+            # One link per item, in the text's order (facts and episodes in one ranking).
+            by_id = {
+                link.uri.removeprefix("chronomem://fact/"): link
+                for link in links
+                if isinstance(link, ResourceLink)
+            }
+            assert len(by_id) == len(links) == len(facts) + len(episodes)
+            for fact in facts:
+                link = by_id[fact["id"]]
+                assert fact["id"].endswith(link.name)
+                assert shown_id(text.text, fact["content"]) == link.name
+            for episode in episodes:
+                assert by_id[episode["id"]].name == f"{episode['session']} #1"
+            for item_id, link in by_id.items():
+                assert link.mime_type == "application/json"
+                record = json.loads(_text((await s.read_resource(link.uri)).contents))
+                assert record["id"] == item_id
+            nothing = await s.call_tool("chronomem_recall", {"query": "zebra xylophone"})
+            assert [c.type for c in nothing.content] == ["text"]
 
     run(go)
 
