@@ -68,7 +68,7 @@ print(json.dumps(out))
 
 
 _NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-_NEEDED = ("chronica", "chronomem", "snowballstemmer", "numpy")
+_NEEDED = ("chronica", "chronomem", "snowballstemmer", "numpy", "threadpoolctl")
 """The packages the reader imports: what a copy for ``nobody`` holds."""
 
 
@@ -94,7 +94,11 @@ def reader_python() -> Iterator[list[str]]:
     with tempfile.TemporaryDirectory(prefix="chronomem-ro-py-", dir="/tmp") as top:
         os.chmod(top, 0o755)
         for name in _NEEDED:
-            folder = Path(importlib.import_module(name).__file__ or "").parent
+            origin = Path(importlib.import_module(name).__file__ or "")
+            if origin.name != "__init__.py":  # a module of one file (threadpoolctl)
+                shutil.copy(origin, Path(top) / origin.name)
+                continue
+            folder = origin.parent
             shutil.copytree(folder, Path(top) / name)
             libs = folder.with_name(f"{name}.libs")  # numpy's wheel keeps its libraries here
             if libs.is_dir():

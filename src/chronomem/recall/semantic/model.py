@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chronomem.recall.semantic.threads import single_blas_thread
 from chronomem.recall.semantic.wordpiece import WordPiece
 
 if TYPE_CHECKING:
@@ -92,7 +93,8 @@ class Model:
         """
         np = self._np
         words, ids, coarse = self._word_table()
-        rough = coarse @ vector[:COARSE_DIMS]
+        with single_blas_thread():
+            rough = coarse @ vector[:COARSE_DIMS]
         kept = min(COARSE_KEPT, len(rough) - 1)
         shortlist = np.argpartition(-rough, kept)[:kept]
         rows = self._tokens[ids[shortlist]].astype(np.float32)

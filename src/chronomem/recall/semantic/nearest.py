@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from chronomem.engine.dialect import Conn
 from chronomem.recall.semantic import lists
 from chronomem.recall.semantic.spaces import VectorSpace
+from chronomem.recall.semantic.threads import single_blas_thread
 from chronomem.recall.semantic.vectors import EPOCH_KEY
 
 if TYPE_CHECKING:
@@ -149,7 +150,7 @@ class NearestIndex:
         import numpy as np
 
         copy = self._caught_up(np, conn, owner, space)
-        with copy.lock:
+        with copy.lock, single_blas_thread():
             return copy.nearest(np, question, k)
 
     def forget_owner(self, owner: str) -> None:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chronomem.recall.semantic.threads import single_blas_thread
 from chronomem.recall.semantic.wordpiece import WordPiece
 
 if TYPE_CHECKING:
@@ -135,9 +136,7 @@ class MiniLM:
         BLAS runs on one thread here: its products are small (a sentence is tens of rows),
         and OpenBLAS's threads then wait on each other (one question: 57 ms on two threads,
         9 ms on one, on this project's two-core machine)."""
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"):
+        with single_blas_thread():
             return self._encode(texts)
 
     def _encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
