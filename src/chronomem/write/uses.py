@@ -14,7 +14,9 @@ statement, no transaction). The buffer is written in one statement when it holds
 :data:`FLUSH_ITEMS` ids, on the first recall :data:`FLUSH_SECONDS` after the last write, at
 ``prune`` and at ``close``. An item already noted within :data:`GRANULARITY` is not noted
 again, and the statement moves a stored time only forward and by at least as much, so a hot
-item costs one row write an hour whichever processes recall it.
+item costs one row write an hour whichever processes recall it. The recall that writes the
+buffer waits for the write like any write (on SQLite, for another process's write lock); the
+others never touch the database for it.
 
 Crash safety: a buffer lost with its process (killed before a flush or ``close``) only makes
 its items look as old as their previous stored use; nothing else is in it. A flush writes
