@@ -49,7 +49,10 @@ def _fill(mem: ChronoMem, size: int, seed: int) -> None:
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
-    at = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+
+    def at(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
     return {"p50": at(0.5), "p95": at(0.95), "p99": at(0.99), "mean": statistics.fmean(ordered)}
 
 

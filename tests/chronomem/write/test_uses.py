@@ -313,3 +313,61 @@ def test_threads_recall_while_others_purge_and_prune(memory_target: MemoryTarget
             }
             assert set(_used(again)) <= live
             assert pruned.facts + 5 + len(live) == 60
+
+
+def test_two_memories_write_one_item_at_most_once_an_hour(memory_target: MemoryTarget) -> None:
+    """Two processes' buffers (two memories here) recalling one item: the second one's use,
+    ten minutes later, does not move the stored time; two hours later it does."""
+    clock = Clock()
+    first, second = memory_target.open(), memory_target.open()
+    for mem in (first, second):
+        mem._clock = clock  # type: ignore[assignment]  # white-box: one clock for both
+    fid = first.remember("Ardian lives in Kemang")
+    first.recall("Ardian")
+    first.close()
+    stored = _used(second)[fid]
+    clock.advance(10 * MINUTE)
+    second.recall("Ardian")
+    second.prune(unused_for=timedelta(days=1))  # writes the buffer first
+    assert _used(second)[fid] == stored
+    clock.advance(2 * 60 * MINUTE)
+    second.recall("Ardian")
+    second.close()
+    with memory_target.open() as mem:
+        assert _used(mem)[fid] > stored + 60 * MINUTE
+
+
+def test_memories_flushing_the_same_items_at_once(
+    memory_target: MemoryTarget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two memories (each its own connection or pool), four threads each, writing their
+    buffers every other recall over the same items: no deadlock, no error, and every item's
+    stored use is one a recall noted (none later than the clock)."""
+    monkeypatch.setattr(uses, "FLUSH_ITEMS", 2)
+    clock = Clock()
+    mems = [memory_target.open(), memory_target.open()]
+    for mem in mems:
+        mem._clock = clock  # type: ignore[assignment]  # white-box: one clock for all
+    ids = [mems[0].remember(f"crane {i} at the harbour") for i in range(12)]
+    errors: list[BaseException] = []
+
+    def recall(mem: ChronoMem) -> None:
+        try:
+            for _ in range(15):
+                mem.recall("harbour crane", limit=12)
+                clock.advance(2 * 60 * MINUTE)  # past the hour: every item is noted again
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=recall, args=(m,)) for m in mems for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for mem in mems:
+        mem.close()
+    assert errors == []
+    with memory_target.open() as mem:
+        stored = _used(mem)
+    assert set(stored) == set(ids)
+    assert all(at <= clock.at for at in stored.values())
