@@ -126,7 +126,8 @@ class ChronoMem:
         self._db.vector_space = space
         self._meaning = Meaning(space, NearestIndex())
         self._clock = SystemClock()
-        self._uses = UseLog(self._db, enabled=track_use)  # shared by for_owner views
+        # Shared by for_owner views; its timer reads the clock the memory has then.
+        self._uses = UseLog(self._db, lambda: self._clock.now(), enabled=track_use)
         self._batching = threading.local()  # this thread's open batch() blocks (views share it)
         # The lexical channel's measured parameters; scripts/eval_locomo.py ablates them.
         self._lexical = LexicalParams()
@@ -150,7 +151,7 @@ class ChronoMem:
         calls raise :class:`DatabaseError`."""
         try:
             if not getattr(self._batching, "depth", 0):
-                self._uses.flush(self._clock.now())
+                self._uses.close(self._clock.now())
         finally:
             self._db.close()
 

@@ -11,10 +11,12 @@ every item would otherwise keep every item alive. The web inspector opens its me
 
 A recall adds its items' ids to an in-process buffer (a dictionary under a lock: no
 statement, no transaction). The buffer is written in one statement when it holds
-:data:`FLUSH_ITEMS` ids, on the first recall :data:`FLUSH_SECONDS` after the last write, at
-``prune`` and at ``close``. An item already noted within :data:`GRANULARITY` is not noted
-again, and the statement moves a stored time only forward and by at least as much, so a hot
-item costs one row write an hour whichever processes recall it. The recall that writes the
+:data:`FLUSH_ITEMS` ids, on the first recall :data:`FLUSH_SECONDS` after the last write, by a
+timer thread :data:`FLUSH_SECONDS` after an id came into an empty buffer (so a process that
+recalls once and then idles does not keep it), at ``prune`` and at ``close``. An item
+already noted within :data:`GRANULARITY` is not noted again, and the statement moves a
+stored time only forward and by at least as much, so a hot item costs one row write an hour
+whichever processes recall it. The recall that writes the
 buffer waits for the write like any write (on SQLite, for another process's write lock); the
 others never touch the database for it.
 
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from chronomem._errors import ChronoMemError
 from chronomem.engine.dialect import Conn
@@ -64,15 +66,18 @@ _US = 1_000_000
 
 class UseLog:
     """The buffer of one memory (shared by its :meth:`~chronomem.ChronoMem.for_owner` views,
-    which share its connection): ids noted as used, with when, until :meth:`flush`."""
+    which share its connection): ids noted as used, with when, until :meth:`flush`.
+    ``clock`` gives the time a timer's flush writes at (epoch µs)."""
 
-    def __init__(self, db: Storage, *, enabled: bool) -> None:
+    def __init__(self, db: Storage, clock: Callable[[], int], *, enabled: bool) -> None:
         self._db = db
+        self._clock = clock
         self.enabled = enabled
         self._lock = threading.Lock()
         self._pending: dict[str, int] = {}
         self._noted: dict[str, int] = {}  # id -> when last noted, within GRANULARITY
         self._last_flush: int | None = None
+        self._timer: threading.Timer | None = None
 
     def note(self, ids: Iterable[str], now: int) -> bool:
         """Record that the items ``ids`` were used at ``now`` (epoch µs); whether the buffer
@@ -86,8 +91,17 @@ class UseLog:
                     self._noted[item] = self._pending[item] = now
             if self._last_flush is None:
                 self._last_flush = now
+            if self._pending and self._timer is None:
+                self._timer = threading.Timer(FLUSH_SECONDS, self._on_timer)
+                self._timer.daemon = True  # a lost buffer only makes items look older
+                self._timer.start()
             due = now - self._last_flush >= FLUSH_SECONDS * _US
             return bool(self._pending) and (due or len(self._pending) >= FLUSH_ITEMS)
+
+    def _on_timer(self) -> None:
+        with self._lock:
+            self._timer = None
+        self.flush(self._clock())
 
     def flush(self, now: int) -> int:
         """Write the buffered uses in one statement (none if empty); returns how many ids it
@@ -106,6 +120,14 @@ class UseLog:
             self.enabled = False
             log.warning("%s: recall stops recording when items were used: %s", self._db.path, e)
         return len(pending)
+
+    def close(self, now: int) -> None:
+        """Stop the timer and write what is buffered (the memory is closing)."""
+        with self._lock:
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+        self.flush(now)
 
 
 def _store(conn: Conn, pending: dict[str, int]) -> None:

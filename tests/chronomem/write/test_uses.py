@@ -11,6 +11,7 @@ import logging
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -128,6 +129,21 @@ def test_a_full_buffer_is_written_by_the_recall_that_fills_it(
         assert _used(mem) == {}
         mem.recall("quokkas", limit=5)  # five distinct ids noted: over four, written now
         assert len(_used(mem)) == 5
+
+
+def test_a_memory_that_recalls_once_then_idles_writes_within_the_interval(
+    memory_target: MemoryTarget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No further recall, no close: the timer writes the buffer (here after 0.2 s)."""
+    monkeypatch.setattr(uses, "FLUSH_SECONDS", 0.2)
+    with memory_target.open() as mem:
+        fid = mem.remember("Ardian lives in Kemang")
+        mem.recall("Ardian")
+        assert _used(mem) == {}
+        deadline = time.monotonic() + 10
+        while not _used(mem) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert set(_used(mem)) == {fid}
 
 
 def test_another_process_sees_uses_after_close(memory_target: MemoryTarget) -> None:
