@@ -127,7 +127,9 @@ class ChronoMem:
         self._meaning = Meaning(space, NearestIndex())
         self._clock = SystemClock()
         # Shared by for_owner views; its timer reads the clock the memory has then.
-        self._uses = UseLog(self._db, lambda: self._clock.now(), enabled=track_use)
+        # A file opened for reading only records nothing, and says nothing of it.
+        tracking = track_use and not self._db.read_only
+        self._uses = UseLog(self._db, lambda: self._clock.now(), enabled=tracking)
         self._batching = threading.local()  # this thread's open batch() blocks (views share it)
         # The lexical channel's measured parameters; scripts/eval_locomo.py ablates them.
         self._lexical = LexicalParams()

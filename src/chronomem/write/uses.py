@@ -25,8 +25,9 @@ its items look as old as their previous stored use; nothing else is in it. A flu
 only for items that exist and are not purged (on PostgreSQL it skips a row a purge or
 erasure holds locked, and the foreign key's cascade removes a row whose item an erasure
 deletes), so no use brings back a purged item or outlives an erased one, and a purge deletes
-the item's use with it. A flush that fails (a file or role that may only read) is logged once
-and recording stops for that memory; recall itself never fails for it.
+the item's use with it. A flush that fails (a role that may only read) is logged once and
+recording stops for that memory; recall itself never fails for it. A SQLite file opened for
+reading only records nothing from the start.
 """
 
 from __future__ import annotations
