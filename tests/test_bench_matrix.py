@@ -331,6 +331,19 @@ def test_an_older_cost_row_is_shown_as_what_it_measured_normal_only() -> None:
     assert not any("FULL" in w for w in whats)  # never judged at a setting it did not run
 
 
+def test_cost_shows_recall_with_and_without_recording_use_when_measured() -> None:
+    section = _cost_runs(recall=(1.2, 1.3, 1.4), normal=(2100, 2300, 2500), full=(300, 320, 350))
+    assert "recording use" not in "\n".join(cost_tables(section))  # a run from before
+    row = section["rows"][0]
+    row["recall_untracked_p50_ms"] = {k: _spread(1.1, 1.2, 1.3) for k in ("facts", "episodes")}
+    row["recall_use_ratio_p50"] = {k: _spread(0.98, 1.01, 1.08) for k in ("facts", "episodes")}
+    table = "\n".join(cost_tables(section))
+    assert (
+        "| 10,000 | facts | 1.20 (1.10 to 1.30, 3 runs) | 1.30 (1.20 to 1.40, 3 runs) "
+        "| 1.01x (0.98 to 1.08, 3 runs) |"
+    ) in table
+
+
 def test_durability_is_read_from_the_connection(tmp_path: Path) -> None:
     from chronica.stores.sqlite import SQLiteStore
     from chronomem import ChronoMem

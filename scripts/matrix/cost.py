@@ -41,6 +41,7 @@ spread is the ratio in each of four consecutive stretches of the run.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -150,21 +151,30 @@ def _episode_queries(size: int, count: int, seed: int) -> list[str]:
     return conversation_queries(random.Random(seed + 3).sample(pool, count), seed=seed)
 
 
-def _recall(mems: dict[str, ChronoMem], spec: dict[str, Any]) -> dict[str, list[float]]:
-    """Recall on the facts file and the episodes file in alternation, ``limit=10``."""
+def _recall(
+    mems: dict[str, ChronoMem], untracked: dict[str, ChronoMem], spec: dict[str, Any]
+) -> dict[str, dict[str, list[float]]]:
+    """Recall on the facts file and the episodes file in alternation, ``limit=10``: each
+    query on the memory that records use (the default, ``mems``) and on one with
+    ``track_use=False`` (``untracked``, on a copy of the same bytes), in alternating order,
+    so the two differ by what recording use costs recall (issue 41 item 2)."""
     size, count, seed = spec["size"], spec["queries"], spec["seed"]
     asks = {
         "facts": (scaling_queries(count, seed=seed, population=size), None),
         "episodes": (_episode_queries(size, count, seed), ("episode",)),
     }
-    samples: dict[str, list[float]] = {k: [] for k in KINDS}
+    samples: dict[str, dict[str, list[float]]] = {
+        side: {k: [] for k in KINDS} for side in ("recall", "recall_untracked")
+    }
+    sides = (("recall", mems), ("recall_untracked", untracked))
     for i in range(-5, count):  # five untimed rounds warm the page cache and statements
         for kind in KINDS:
             queries, kinds = asks[kind]
-            started = time.perf_counter()
-            mems[kind].recall(queries[i % len(queries)], limit=10, kinds=kinds)
-            if i >= 0:
-                samples[kind].append(time.perf_counter() - started)
+            for side, by in sides if i % 2 == 0 else sides[::-1]:
+                started = time.perf_counter()
+                by[kind].recall(queries[i % len(queries)], limit=10, kinds=kinds)
+                if i >= 0:
+                    samples[side][kind].append(time.perf_counter() - started)
     return samples
 
 
@@ -232,7 +242,15 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
         }
         if any(got != name.split()[1] for name, got in read_back.items()):
             raise SystemExit(f"cost: a connection runs at another setting than asked: {read_back}")
-        recall = _recall({k: by["NORMAL"] for k, by in mems.items()}, spec)
+        # The untracked side reads the FULL copy (the same bytes) before its serial writes.
+        with contextlib.ExitStack() as opened:
+            untracked = {
+                k: opened.enter_context(
+                    ChronoMem(p.with_name(f"{k}-FULL.db"), owner=_OWNER, track_use=False)
+                )
+                for k, p in paths.items()
+            }
+            recall = _recall({k: by["NORMAL"] for k, by in mems.items()}, untracked, spec)
         serial = _serial(mems, spec)
         size, seed, calls = spec["size"], spec["seed"], spec.get("floor", _FLOOR_CALLS)
         written = size + spec["serial"] + _WARM_WRITES  # each episode file holds as many
@@ -242,7 +260,7 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
         for by in mems.values():
             for mem in by.values():
                 mem.close()
-    return {"size": spec["size"], "fill": fills, "recall": recall, **serial, "floor": floor}
+    return {"size": spec["size"], "fill": fills, **recall, **serial, "floor": floor}
 
 
 def _spawn(spec: dict[str, Any]) -> dict[str, Any]:
@@ -267,8 +285,10 @@ def _ms(samples: list[float]) -> dict[str, float]:
 
 def _run_summary(raw: dict[str, Any]) -> dict[str, Any]:
     """One worker run: recall percentiles per kind, serial write rates per call and setting."""
+    untracked = raw.get("recall_untracked")  # runs before issue 41 measured one side only
     return {
         "recall_ms": {k: _ms(raw["recall"][k]) for k in KINDS},
+        **({"recall_untracked_ms": {k: _ms(untracked[k]) for k in KINDS}} if untracked else {}),
         "writes_per_s": {
             call: {s: len(raw[call][s]) / sum(raw[call][s]) for s in SETTINGS}
             for call in ("remember_episode", "remember")
@@ -291,6 +311,7 @@ def _row(runs: list[dict[str, Any]], loads: list[dict[str, Any]]) -> dict[str, A
             for k in KINDS
         },
         "recall_p50_ms": {k: spread([s["recall_ms"][k]["p50"] for s in summaries]) for k in KINDS},
+        **_untracked(summaries),
         "writes_per_s": {
             call: {s: spread([r["writes_per_s"][call][s] for r in summaries]) for s in SETTINGS}
             for call in ("remember_episode", "remember")
@@ -299,6 +320,24 @@ def _row(runs: list[dict[str, Any]], loads: list[dict[str, Any]]) -> dict[str, A
         "serial": sum(len(first["remember"][s]) for s in SETTINGS),
         "queries": len(first["recall"]["facts"]),
         "load": loads,
+    }
+
+
+def _untracked(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Recall p50 with ``track_use=False`` over the runs, and each run's ratio of the
+    recording side's p50 to it (what recording use costs recall), when measured."""
+    if not all("recall_untracked_ms" in s for s in summaries):
+        return {}
+    return {
+        "recall_untracked_p50_ms": {
+            k: spread([s["recall_untracked_ms"][k]["p50"] for s in summaries]) for k in KINDS
+        },
+        "recall_use_ratio_p50": {
+            k: spread(
+                [s["recall_ms"][k]["p50"] / s["recall_untracked_ms"][k]["p50"] for s in summaries]
+            )
+            for k in KINDS
+        },
     }
 
 

@@ -103,6 +103,9 @@ def cost_tables(section: dict[str, Any]) -> list[str]:
                 ]
             )
     out = _table(header, body)
+    uses = _use_table(section["rows"])
+    if uses:
+        out += ["", *uses]
     mcp = section.get("mcp")
     if mcp:
         trivial = mcp["trivial"]["p50"]
@@ -115,6 +118,33 @@ def cost_tables(section: dict[str, Any]) -> list[str]:
         out += ["", *_table(header, body)]
     floors = floor_lines(section)
     return [*out, "", *floors] if floors else out
+
+
+def _use_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Recall's p50 recording use (the default) beside ``track_use=False`` in the same runs,
+    when measured (issue 41 item 2); none for a run from before."""
+    measured = [r for r in rows if "recall_untracked_p50_ms" in r]
+    if not measured:
+        return []
+    header = [
+        "items stored",
+        "kind",
+        "recall p50, `track_use=False` (ms)",
+        "recall p50, recording use (ms)",
+        "recording / not, p50 (median of runs, lowest to highest)",
+    ]
+    body = [
+        [
+            f"{r['size']:,}",
+            kind,
+            _spread(r["recall_untracked_p50_ms"][kind], _ms),
+            _spread(r["recall_p50_ms"][kind], _ms),
+            _spread(r["recall_use_ratio_p50"][kind], lambda x: f"{x:.2f}", "x"),
+        ]
+        for r in measured
+        for kind in _KINDS
+    ]
+    return _table(header, body)
 
 
 _PART_NAMES = {

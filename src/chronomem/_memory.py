@@ -41,6 +41,7 @@ from chronomem.write.imported import ImportedTombstone
 from chronomem.write.importing import import_records
 from chronomem.write.revise import forget_item, supersede_fact
 from chronomem.write.upgrade import upgrade_data
+from chronomem.write.uses import UseLog
 from chronomem.write.vector_space import choose_space, reembed
 
 from ._checks import (
@@ -92,7 +93,9 @@ class ChronoMem:
     ``"chronomem"``; letters, digits and underscores), and is refused for a SQLite file.
     ``encoder`` picks the vector space of a new memory: ``"static"`` (the default, shipped
     in the package) or ``"minilm-l6"`` (all-MiniLM-L6-v2, the ``encoder`` extra); a memory
-    keeps the one its vectors are from (see :meth:`reindex`).
+    keeps the one its vectors are from (see :meth:`reindex`). ``track_use`` (default on)
+    records when :meth:`recall` last returned each item, for :meth:`prune`'s ``unused_for``
+    (see :mod:`chronomem.write.uses`); off, recall writes nothing (an operator's inspector).
     """
 
     def __init__(
@@ -105,8 +108,11 @@ class ChronoMem:
         synchronous: str = "NORMAL",
         schema: str | None = None,
         encoder: str | None = None,
+        track_use: bool = True,
     ) -> None:
         self.owner = check_owner(owner)
+        if not isinstance(track_use, bool):
+            raise InvalidArgumentError("track_use", "must be a bool")
         if token_counter is not None and not callable(token_counter):
             raise InvalidArgumentError("token_counter", "must be a callable str -> int")
         self._count: Callable[[str], int] = token_counter or estimate_tokens
@@ -120,6 +126,10 @@ class ChronoMem:
         self._db.vector_space = space
         self._meaning = Meaning(space, NearestIndex())
         self._clock = SystemClock()
+        # Shared by for_owner views; its timer reads the clock the memory has then.
+        # A file opened for reading only records nothing, and says nothing of it.
+        tracking = track_use and not self._db.read_only
+        self._uses = UseLog(self._db, lambda: self._clock.now(), enabled=tracking)
         self._batching = threading.local()  # this thread's open batch() blocks (views share it)
         # The lexical channel's measured parameters; scripts/eval_locomo.py ablates them.
         self._lexical = LexicalParams()
@@ -139,8 +149,13 @@ class ChronoMem:
         self.close()
 
     def close(self) -> None:
-        """Release the file. Later calls raise :class:`DatabaseError`."""
-        self._db.close()
+        """Write the uses recall noted (see ``track_use``), then release the file. Later
+        calls raise :class:`DatabaseError`."""
+        try:
+            if not getattr(self._batching, "depth", 0):
+                self._uses.close(self._clock.now())
+        finally:
+            self._db.close()
 
     def for_owner(self, owner: str) -> ChronoMem:
         """This memory's file and settings, scoped to ``owner``: one file, many owners.
@@ -260,10 +275,26 @@ class ChronoMem:
             record=purging.record_eraser(chronicarius, owner or self.owner),
         )  # fmt: skip
 
-    def prune(self, *, episodes_older_than: timedelta) -> Purged:
-        """:meth:`purge` every episode said more than ``episodes_older_than`` ago (retention;
-        facts stay): idempotent, a few per transaction, safe beside writers."""
-        return purging.prune(self._unbatched(), self.owner, episodes_older_than, self._clock.now)
+    def prune(
+        self,
+        *,
+        episodes_older_than: timedelta | None = None,
+        unused_for: timedelta | None = None,
+    ) -> Purged:
+        """Retention: :meth:`purge` every episode said more than ``episodes_older_than`` ago,
+        and every item (fact in any state, or episode) that :meth:`recall` has not returned
+        for ``unused_for``; at least one of them. An item never recalled counts from when it
+        was written (from when the file began recording uses, for one stored before that:
+        schema version 15 on SQLite, 12 on PostgreSQL). A recorded use is at most an hour
+        older than the true one, and this memory's unwritten ones are written first; one
+        another process has not written yet (at most a minute's) makes an item look older.
+        Tombstones keep lineage as :meth:`purge` leaves it. Idempotent, a few per
+        transaction, safe beside writers."""
+        return purging.prune(
+            self._unbatched(), self.owner, self._clock.now,
+            episodes_older_than=episodes_older_than, unused_for=unused_for,
+            first=lambda: self._uses.flush(self._clock.now()),
+        )  # fmt: skip
 
     def erase_owner(self) -> Purged:
         """Delete this owner's facts, episodes and tombstones and all derived from them; no
@@ -384,6 +415,8 @@ class ChronoMem:
         ``relevant_only`` is a relevance floor: only items with evidence beyond a name the
         question shares (one of its other words, a meaning near it, a link from what it names)
         come back, so fewer items rather than padding (the MCP tools and hooks set it).
+        Every item returned counts as used, for :meth:`prune`'s ``unused_for`` (buffered in
+        this process and written in batches: see ``track_use``).
         """
         text = check_text("query", query, max_bytes=8192)
         budget = check_budget(token_budget)
@@ -415,7 +448,12 @@ class ChronoMem:
                           relevant_only=relevant_only)  # fmt: skip
             want = cap if budget is None and cap is not None else PACK_SCAN
             facts = distinct(ranked, lambda chunk: self._materialise(conn, chunk), want)
-        return pack(facts, lambda f: f.tokens, budget=budget, limit=cap)
+        found = pack(facts, lambda f: f.tokens, budget=budget, limit=cap)
+        if self._uses.note([item.id for item in found], view.now) and not getattr(
+            self._batching, "depth", 0
+        ):
+            self._uses.flush(view.now)  # inside a batch it waits: the batch could roll back
+        return found
 
     def _materialise(self, conn: Conn, ranked: Sequence[Candidate]) -> list[Item]:
         rows = table.rows_by_rowid(conn, [c.rowid for c in ranked])

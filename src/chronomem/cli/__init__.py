@@ -253,10 +253,17 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "prune",
         cmd_prune,
-        "erase episodes older than an age (retention; facts stay)",
-        "chronomem prune --episodes-older-than 90d",
+        "erase episodes older than an age, or items recall has not returned for one (retention)",
+        "chronomem prune --episodes-older-than 90d\n  chronomem prune --unused-for 365d",
     )
-    p.add_argument("--episodes-older-than", required=True, metavar="AGE", help="90d, 12h or 2w")
+    p.add_argument(
+        "--episodes-older-than", metavar="AGE", help="episodes said before: 90d, 12h or 2w"
+    )
+    p.add_argument(
+        "--unused-for", metavar="AGE",
+        help="facts and episodes no recall has returned for this long (never recalled: since "
+        "written): 365d, 12h or 52w",
+    )  # fmt: skip
     p = _add(
         sub,
         "demo",

@@ -54,10 +54,18 @@ def cmd_purge(args: argparse.Namespace) -> int:
 
 
 def cmd_prune(args: argparse.Namespace) -> int:
-    age = parse_age(args.episodes_older_than)
+    said, idle = args.episodes_older_than, args.unused_for
+    if said is None and idle is None:
+        raise Usage("prune needs --episodes-older-than AGE, --unused-for AGE or both")
+    ages = {
+        "episodes_older_than": None if said is None else parse_age(said),
+        "unused_for": None if idle is None else parse_age(idle),
+    }
     with _memory(args) as memory:
-        removed = memory.prune(episodes_older_than=age)
-    _report(args, f"pruned episodes older than {args.episodes_older_than}", removed.to_dict())
+        removed = memory.prune(**ages)
+    what = [f"episodes older than {said}"] if said is not None else []
+    what += [f"items not recalled for {idle}"] if idle is not None else []
+    _report(args, f"pruned {' and '.join(what)}", removed.to_dict())
     return EXIT_OK
 
 

@@ -37,6 +37,10 @@ class Storage(Protocol):
         """The version of chronomem's tables (counted per engine)."""
         ...
 
+    read_only: bool
+    """Whether this database is known to be open for reading only (a SQLite file this process
+    may not write), so nothing should try to write it."""
+
     vector_space: object
     """What the memory embeds with, set by the memory and handed to every connection as
     ``conn.vector_space`` (opaque to the engine: the write path and recall read it)."""

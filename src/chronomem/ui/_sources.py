@@ -84,8 +84,9 @@ class Sources:
             scan: Callable[[], list[Contradiction]] = _no_conflicts
             where = _where(db)
             if memory_exists(db):
-                memory = opened.enter_context(ChronoMem(db, owner=owner))
-                scanner = opened.enter_context(ChronoMem(db, owner=owner))
+                # An operator's search is no use of an item: it keeps nothing alive for prune.
+                memory = opened.enter_context(ChronoMem(db, owner=owner, track_use=False))
+                scanner = opened.enter_context(ChronoMem(db, owner=owner, track_use=False))
                 scan, where = scanner.contradictions, memory.path
             opened.pop_all()  # all opened: the sources own them now
         return cls(owner, where, memory, sessions, scanner, SharedCall(scan))

@@ -40,6 +40,7 @@ from chronomem.engine.storage import Storage
 from chronomem.recall.semantic.vectors import bump_epoch
 from chronomem.text.entities import entity_key
 from chronomem.write.unindex import Unindexer
+from chronomem.write.uses import forget_uses, unused_items, uses_since
 
 __all__ = [
     "BATCH",
@@ -134,6 +135,7 @@ def _purge_one(conn: Conn, index: Unindexer, item: _Item, reason: str | None, no
     links, entities = _unlink_entities(conn, index.owner, item.rowid)
     # The days the item's text mentions (and its own time) were read from it: they go too.
     conn.execute("DELETE FROM chronomem_mentions WHERE item = ?", (item.rowid,))
+    forget_uses(conn, [item.rowid])
     conn.execute(_TOMBSTONE, (now, now, reason, item.rowid))
     episode = item.kind == "episode"
     return Purged(
@@ -279,6 +281,7 @@ def erase_owner(conn: Conn, owner: str) -> Purged:
     if conn.dialect.for_update:  # PostgreSQL: the postings are rows of their own
         conn.execute("DELETE FROM chronomem_postings WHERE owner = ?", (owner,))
     conn.execute(f"DELETE FROM chronomem_lex WHERE rowid IN {mine}", (owner,))
+    conn.execute(f"DELETE FROM chronomem_used WHERE item IN {mine}", (owner,))
     vectors = _returned(
         conn, f"DELETE FROM chronomem_vectors WHERE item IN {mine} RETURNING 1", (owner,)
     )
@@ -414,24 +417,60 @@ def purge_session(
     return purged
 
 
-def prune(db: Storage, owner: str, older_than: object, now: Clock) -> Purged:
-    """``ChronoMem.prune``: the owner's episodes said more than ``older_than`` ago."""
-    if not isinstance(older_than, timedelta) or older_than <= timedelta(0):
-        raise InvalidArgumentError("episodes_older_than", "must be a positive timedelta")
-    cutoff = now() - older_than // timedelta(microseconds=1)
+def prune(
+    db: Storage,
+    owner: str,
+    now: Clock,
+    *,
+    episodes_older_than: object = None,
+    unused_for: object = None,
+    first: Callable[[], object] = lambda: None,
+) -> Purged:
+    """``ChronoMem.prune``: the owner's episodes said more than ``episodes_older_than`` ago,
+    then its items (facts and episodes) not recalled for ``unused_for``; at least one given,
+    both checked before anything is written, ``first`` (the memory's buffered uses written)
+    called next."""
+    said = (
+        None
+        if episodes_older_than is None
+        else _cutoff("episodes_older_than", episodes_older_than, now())
+    )
+    idle = None if unused_for is None else _cutoff("unused_for", unused_for, now())
+    if said is None and idle is None:
+        raise InvalidArgumentError("episodes_older_than", "or unused_for must be given")
+    first()
+    total = Purged()
+    with erasing(db):
+        if said is not None:
+            why = f"retention: episodes older than {episodes_older_than}"
+            total += purge_batches(
+                db, owner,
+                lambda conn, before: table.old_episodes(conn, owner, said, before, BATCH),
+                why, now,
+            )  # fmt: skip
+        if idle is not None:
+            with db.read() as conn:
+                since = uses_since(conn)
+            why = f"retention: not recalled for {unused_for}"
+            total += purge_batches(
+                db, owner,
+                lambda conn, before: unused_items(conn, owner, idle, since, before, BATCH),
+                why, now,
+            )  # fmt: skip
+    return total
+
+
+def _cutoff(field: str, age: object, now: int) -> int:
+    """``now`` less the positive timedelta ``age`` (epoch µs), or :class:`InvalidArgumentError`
+    naming ``field``."""
+    if not isinstance(age, timedelta) or age <= timedelta(0):
+        raise InvalidArgumentError(field, "must be a positive timedelta")
+    cutoff = now - age // timedelta(microseconds=1)
     if cutoff < MIN_US:
         # Past year 1 the cutoff is no storable time (``timedelta.max`` would not even fit a
-        # 64-bit column: a raw OverflowError from the driver); no episode can be that old.
-        raise InvalidArgumentError(
-            "episodes_older_than", f"reaches before year 1 (at most {_longest(now())} days)"
-        )
-    why = f"retention: episodes older than {older_than}"
-    with erasing(db):
-        return purge_batches(
-            db, owner,
-            lambda conn, before: table.old_episodes(conn, owner, cutoff, before, BATCH),
-            why, now,
-        )  # fmt: skip
+        # 64-bit column: a raw OverflowError from the driver); no item can be that old.
+        raise InvalidArgumentError(field, f"reaches before year 1 (at most {_longest(now)} days)")
+    return cutoff
 
 
 def _longest(now: int) -> int:

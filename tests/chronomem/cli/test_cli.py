@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 import os
 import socket
@@ -33,6 +34,7 @@ from chronomem._iso8601 import parse_time
 from chronomem.cli import build_parser, main
 from chronomem.cli._output import Progress
 from chronomem.recall.semantic.transformer import encoder_available
+from chronomem.write.facts import SystemClock
 from tests.chronomem.backends import Databases, Target, is_untouched
 from tests.chronomem.mcp_client import server_env
 
@@ -129,6 +131,35 @@ def test_not_found_is_1_and_usage_is_2(db: Target, capsys: pytest.CaptureFixture
     fid = run_json(capsys, "remember", "Ardian likes Kinara")["id"]
     assert run(capsys, "forget", fid)[0] == 0
     assert run(capsys, "forget", fid)[0] == 1  # already forgotten: not active any more
+
+
+def test_prune_unused_for(
+    db: Target, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``prune --unused-for``: what no recall returned for that long goes; every call is its
+    own process's memory, so each recall's use is written when the command closes it."""
+    used = run_json(capsys, "remember", THINKPAD, "--category", "net")["id"]
+    idle = run_json(capsys, "remember", "Ardian likes Kinara")["id"]
+    assert run(capsys, "prune")[0] == 2  # neither age: usage, nothing pruned
+    assert run(capsys, "prune", "--unused-for", "0d")[0] == 2
+    assert run_json(capsys, "prune", "--unused-for", "365d")["facts"] == 0
+    start = SystemClock().now()
+    ticks = itertools.count()
+
+    def later(days: int) -> None:
+        at = start + days * 86_400_000_000
+        monkeypatch.setattr(SystemClock, "now", lambda self: at + next(ticks))
+
+    later(200)
+    assert [f["id"] for f in run_json(capsys, "recall", "ThinkPad network interface")] == [used]
+    later(400)
+    code, out, _ = run(capsys, "prune", "--unused-for", "365d", "--episodes-older-than", "90d")
+    assert code == 0
+    assert out.startswith("pruned episodes older than 90d and items not recalled for 365d")
+    assert run_json(capsys, "prune", "--unused-for", "365d")["facts"] == 0
+    with ChronoMem(db, owner="ardian") as mem:
+        assert mem.get(idle).purged_at is not None
+        assert mem.get(used).purged_at is None
 
 
 def test_timeline_draws_intervals_and_lineage(

@@ -4,8 +4,10 @@ Claude Code's documented format (JSON on stdin; JSON Lines transcripts of ``user
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -135,7 +137,7 @@ def test_hooks_at_once_record_each_line_once(tmp_path: Path) -> None:
 def test_a_prompt_gets_recalled_context_within_its_budget(tmp_path: Path) -> None:
     db = tmp_path / "memory.db"
     with ChronoMem(db, owner="ardian") as mem:
-        mem.remember("tidepool deploys go through the blue cluster", category="ops")
+        blue = mem.remember("tidepool deploys go through the blue cluster", category="ops")
         for i in range(200):
             mem.remember(f"tidepool service {i} listens on port {8000 + i}", category="ops")
     prompt = {"session_id": SESSION, "hook_event_name": "UserPromptSubmit", "cwd": "/w/tidepool",
@@ -146,6 +148,11 @@ def test_a_prompt_gets_recalled_context_within_its_budget(tmp_path: Path) -> Non
     assert out["hookEventName"] == "UserPromptSubmit"
     assert "blue cluster" in out["additionalContext"]
     assert estimate_tokens(out["additionalContext"]) <= 400
+    with contextlib.closing(sqlite3.connect(db)) as conn:  # the context counts as use
+        used = conn.execute(
+            "SELECT f.id FROM chronomem_used u JOIN chronomem_facts f ON f.rowid = u.item"
+        ).fetchall()
+    assert (blue,) in used
     small = hook(db, prompt, "--budget", "60")
     assert small is not None
     assert estimate_tokens(small["hookSpecificOutput"]["additionalContext"]) <= 60

@@ -71,6 +71,11 @@ def _assert_rows_survived(mem: ChronoMem, version: int, *, episodes: bool) -> No
     assert bea.recall("where does Bea live")[0].content == OTHER_FACT
     new = mem.remember(f"Frozen at version {version} and migrated")
     assert mem.recall(f"migrated frozen version {version}")[0].id == new
+    # Recording uses began with the upgrade (or the version that began it): items stored
+    # before it count as unused from then, so nothing is a year unused on the day it opens.
+    with mem._db.read() as conn:
+        [since] = conn.execute("SELECT value FROM chronomem_settings WHERE key = 'uses_since'")
+    assert 0 < int(since[0]) <= mem.get(new).system_time.timestamp() * 1_000_000
 
 
 # --- SQLite ----------------------------------------------------------------------------------

@@ -119,6 +119,9 @@ def _as_nobody(python: list[str], path: Path) -> dict[str, Any]:
     """Run the reader as an unprivileged user (root reads any file, so root cannot test this)."""
     done = _run_as_nobody([*python, _READER, str(path)])
     assert done.returncode == 0, done.stderr
+    # A file opened for reading only records no uses of what recall returned, and says
+    # nothing of it (a PostgreSQL role's rights show only when it writes: a warning, once).
+    assert "recording" not in done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result
 

@@ -18,7 +18,7 @@ from mcp import Client, ClientSession
 from chronomem import ChronoMem, ChronoMemError, cli, server
 from chronomem._doors.settings import resolve_owner
 from chronomem.cli._transfer import ExportFormatError
-from tests.chronomem.backends import Databases, Target
+from tests.chronomem.backends import Databases, Target, rows
 from tests.chronomem.mcp_client import (
     call,
     call_error,
@@ -135,6 +135,25 @@ def test_memory_tools_remember_revise_and_recall(db: Target, tmp_path: Path) -> 
             assert after["facts"] == []
 
     run(go)
+
+
+def test_the_recall_tool_counts_as_use(db: Target, tmp_path: Path) -> None:
+    """What ``chronomem_recall`` returned is recorded as used (written when the server
+    closes its memory at the end of the session); what it left out is not."""
+
+    async def go() -> str:
+        async with connect(db, errlog=tmp_path / "server.log") as s:
+            home = await call(s, "chronomem_remember", content="Ardian lives in Kemang")
+            await call(s, "chronomem_remember", content="Carla likes durian pancakes")
+            found = await call(s, "chronomem_recall", query="where does Ardian live", limit=1)
+            assert [f["id"] for f in found["facts"]] == [home["id"]]
+            return str(home["id"])
+
+    home = anyio.run(go)
+    with ChronoMem(db, owner="tester") as mem:
+        used = rows(mem, """SELECT f.id FROM chronomem_used u
+                            JOIN chronomem_facts f ON f.rowid = u.item""")  # fmt: skip
+    assert used == [(home,)]  # the fact recall left out has no use
 
 
 def test_chronica_tools_and_contradictions(db: Target, tmp_path: Path) -> None:

@@ -14,10 +14,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from chronica import ActorKind, Actum, ActumKind, Chronicarius
+from chronomem import ChronoMem
 from chronomem.ui import Sources, UiConfig, build_app
 from chronomem.ui._sessions import PREVIEW_CHARS
 from chronomem.ui._views import SharedCall
-from tests.chronomem.backends import Databases
+from tests.chronomem.backends import Databases, rows
 
 from .sample import OWNER, SESSION, Db, session_store
 
@@ -222,6 +223,18 @@ def test_a_token_is_traded_once_for_a_cookie(sample_db: Db) -> None:
     with _client(sample_db, token=TOKEN) as client:
         bearer = {"Authorization": f"Bearer {TOKEN}"}
         assert client.get("/api/info", headers=bearer).status_code == 200
+
+
+def test_the_inspectors_search_is_no_use(sample_db: Db) -> None:
+    """An operator's search keeps nothing alive for ``prune(unused_for=...)``."""
+    with _client(sample_db) as c:
+        found = {r["id"] for r in _get(c, "/api/recall", q="Ardian phone")["results"]}
+    with ChronoMem(sample_db, owner=OWNER, track_use=False) as mem:
+        used = rows(
+            mem, "SELECT f.id FROM chronomem_used u JOIN chronomem_facts f ON f.rowid = u.item"
+        )
+    assert found
+    assert not found & {i for (i,) in used}
 
 
 def test_sources_close_what_they_opened(sample_db: Db) -> None:

@@ -291,6 +291,8 @@ class PostgresDatabase:
     """A pool (owned, from a DSN, or borrowed) and chronomem's tables in ``schema``."""
 
     schema_version = SCHEMA_VERSION
+    read_only = False
+    """Never known ahead: a role's rights show when it writes."""
     vector_space: object = None
     """What the memory embeds with, handed to every connection (the engine never reads it)."""
 

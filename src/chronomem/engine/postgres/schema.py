@@ -329,8 +329,20 @@ DROP FUNCTION chronomem_remember(
     "p_rename boolean, p_body text,", "p_rename boolean, p_body text, p_fields text,"
 ).replace("VALUES (v_rowid, p_body, '', '')", "VALUES (v_rowid, p_body, p_fields, '')").lstrip("\n")
 
+# Version 12 (issue 41 item 2): when each item was last recalled (write/uses.py), as SQLite's
+# version 15 keeps it. The foreign key's cascade removes an item's row with the item (an
+# owner's erasure), also one a concurrent flush committed after the erasure read the table.
+_V12 = """
+CREATE TABLE chronomem_used (
+    item bigint PRIMARY KEY REFERENCES chronomem_facts(rowid) ON DELETE CASCADE,
+    at bigint NOT NULL
+);
+INSERT INTO chronomem_settings (key, value)
+    VALUES ('uses_since', (extract(epoch FROM clock_timestamp()) * 1000000)::bigint::text)
+"""
+
 # Index i holds the statements that take the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11)
+_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12)
 # The data steps (carried out by the write path) after a step's statements.
 _DATA_AFTER = {
     _V3: DataStep.REINDEX,

@@ -116,6 +116,8 @@ class Database:
     """A connection, its lock, and write/read transactions that translate driver errors."""
 
     schema_version = SCHEMA_VERSION
+    read_only = False
+    """Whether the file was opened for reading only (this process may not write it)."""
     _checkpoints: Checkpointer | None = None
     """Runs the checkpoints of a file this process writes (see :mod:`.checkpoints`)."""
 
@@ -148,6 +150,7 @@ class Database:
         if not created and not _writable(self.path):
             self.conn = _open_read_only(self.path)
             self._setup_read_only()
+            self.read_only = True
             return
         try:
             self.conn = sqlite3.connect(

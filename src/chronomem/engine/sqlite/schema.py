@@ -279,6 +279,21 @@ def _v14(conn: SQLiteConnection, upgrade: DataUpgrade) -> None:
     upgrade(DataStep.INDEX_FACT_FIELDS, conn)
 
 
+# Version 15 (issue 41 item 2): when each item was last recalled (write/uses.py), a row per
+# item recalled at least once, keyed by its rowid: a table of its own, so recording a use
+# never rewrites an item's wide row nor waits on a writer's lock of it. ``uses_since``: when
+# the file began recording uses, so an item stored before counts as unused from then, not
+# from its write (an upgrade must not make every item a year old look a year unused).
+_V15 = """
+CREATE TABLE chronomem_used (
+    item INTEGER PRIMARY KEY,
+    at INTEGER NOT NULL
+);
+INSERT INTO chronomem_settings (key, value)
+    VALUES ('uses_since', CAST(CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER)
+                               AS TEXT))
+"""
+
 # Index i holds the step that takes the schema from version i to i + 1.
 _MIGRATIONS: tuple[Step, ...] = (
     _script(_V1),
@@ -297,6 +312,7 @@ _MIGRATIONS: tuple[Step, ...] = (
     _script(JOURNAL_TABLE),
     _script(_V13),
     _v14,
+    _script(_V15),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
