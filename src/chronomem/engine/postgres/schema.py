@@ -329,8 +329,39 @@ DROP FUNCTION chronomem_remember(
     "p_rename boolean, p_body text,", "p_rename boolean, p_body text, p_fields text,"
 ).replace("VALUES (v_rowid, p_body, '', '')", "VALUES (v_rowid, p_body, p_fields, '')").lstrip("\n")
 
+# Version 12 (issue 40 item 2, issue 41 item 1; meant to follow the "last recalled" step, as
+# version 13, when both are merged): the keyed table and its namespaces' counts, as on SQLite
+# (engine/keyed.py), in byte order. Self-contained: two tables and their indexes.
+_KEYED = """
+CREATE TABLE chronomem_keyed (
+    owner text NOT NULL,
+    space text COLLATE "C" NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    fact_id text NOT NULL,
+    value text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    expires_at bigint,
+    ttl float8,
+    drifted integer NOT NULL DEFAULT 0,
+    PRIMARY KEY (owner, space, key)
+);
+CREATE INDEX chronomem_keyed_by_fact ON chronomem_keyed(fact_id);
+CREATE INDEX chronomem_keyed_expiring ON chronomem_keyed(owner, expires_at)
+    WHERE expires_at IS NOT NULL;
+CREATE INDEX chronomem_keyed_drifted ON chronomem_keyed(owner) WHERE drifted = 1;
+CREATE TABLE chronomem_keyed_spaces (
+    owner text NOT NULL,
+    space text COLLATE "C" NOT NULL,
+    items bigint NOT NULL,
+    PRIMARY KEY (owner, space)
+)
+"""
+
 # Index i holds the statements that take the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11)
+_MIGRATIONS: tuple[str, ...] = (
+    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _KEYED,
+)  # fmt: skip
 # The data steps (carried out by the write path) after a step's statements.
 _DATA_AFTER = {
     _V3: DataStep.REINDEX,
