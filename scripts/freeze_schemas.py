@@ -55,6 +55,8 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("chronomem", "sqlite", 12, "74a8a641caa7b3a7dc943d235a4ec024d54e381d"),
     ("chronomem", "sqlite", 13, "7a9762ae1f7ddc0b580d9eb806c6ebac79fd4fcb"),
     ("chronomem", "sqlite", 14, "6dc1e32bf4438ffa1e8e41e0f48b8107522a2a19"),
+    # The keyed table (issue 40 item 2); to be version 16 after the "last recalled" step.
+    ("chronomem", "sqlite", 15, "6f22fc146208704d792acfe9df865e568ed520a0"),
     ("chronomem", "postgres", 1, "f7063721cf18f84f29a7eece23602c1c9e9e229f"),
     ("chronomem", "postgres", 2, "c3d31a2829499d7ed4ff7bef0a90fa9eee528aab"),
     ("chronomem", "postgres", 3, "337299b1c6531cf86ee8c380e29a52406979f23a"),
@@ -67,6 +69,8 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("chronomem", "postgres", 9, "0cc872b78d8d94fdb017b2de9f1a172da855efd2"),
     ("chronomem", "postgres", 10, "7a9762ae1f7ddc0b580d9eb806c6ebac79fd4fcb"),
     ("chronomem", "postgres", 11, "6dc1e32bf4438ffa1e8e41e0f48b8107522a2a19"),
+    # The keyed table (issue 40 item 2); to be version 13 after the "last recalled" step.
+    ("chronomem", "postgres", 12, "6f22fc146208704d792acfe9df865e568ed520a0"),
     ("chronica", "sqlite", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
     ("chronica", "sqlite", 2, "f93cda7da764eab98f8f93f0f99888258d2d73ae"),
     ("chronica", "postgres", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
