@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from chronomem.engine import keyed as table
 from chronomem.write import purge as purging
-from chronomem.write.facts import prepare
-from chronomem.write.keyed import delete_keyed, put_keyed
+from chronomem.write.keyed import delete_keyed, put_called, put_keyed
 
 from ._checks import check_fact
 from ._errors import InvalidArgumentError
@@ -219,14 +218,17 @@ class KeyedFacts:
             text = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as e:
             raise InvalidArgumentError("value", f"must be JSON: {e}") from None
-        p = prepare(check_fact(content, category=category, trust=0.8, confidence=1.0,
-                               valid_from=None, entities=entities, source=None,
-                               metadata=metadata))  # fmt: skip
-        with self._db.write() as conn:
-            row = put_keyed(
-                conn, self._owner, space, name, text, p, expires_at=_us(expires_at), ttl=ttl,
-                clock=self._memory._clock,  # the face's own helper
-            )  # fmt: skip
+        data = check_fact(content, category=category, trust=0.8, confidence=1.0,
+                          valid_from=None, entities=entities, source=None,
+                          metadata=metadata)  # fmt: skip
+        clock = self._memory._clock  # the face's own helper
+        at = _us(expires_at)
+        row = put_called(self._db, self._owner, space, name, text, data, expires_at=at, ttl=ttl,
+                         clock=clock)  # fmt: skip
+        if row is None:
+            with self._db.write() as conn:
+                row = put_keyed(conn, self._owner, space, name, text, data, expires_at=at,
+                                ttl=ttl, clock=clock)  # fmt: skip
         return _keyed(row)
 
     def adopt(

@@ -18,18 +18,64 @@ from __future__ import annotations
 
 import json
 
+from chronomem._checks import FactInput
 from chronomem.engine import keyed as table
 from chronomem.engine.dialect import Conn
-from chronomem.write.facts import Prepared, SystemClock, insert_fact
+from chronomem.engine.storage import Storage
+from chronomem.text.sameness import content_key
+from chronomem.write.facts import (
+    SystemClock,
+    insert_fact,
+    new_fact_id,
+    prepare,
+    remember_arguments,
+)
 from chronomem.write.revise import forget_in, supersede_in
 
-__all__ = ["delete_keyed", "put_keyed", "system_time_of"]
+__all__ = ["delete_keyed", "put_called", "put_keyed", "system_time_of"]
 
 
 def system_time_of(fact_id: str) -> int:
     """When a fact was written, read from its id (its first 14 hex digits: see
     :func:`chronomem.write.facts.new_fact_id`)."""
     return int(fact_id[:14], 16)
+
+
+def _lock_key(owner: str, space: str, key: str) -> str:
+    return "chronomem.keyed:" + json.dumps([owner, space, key])
+
+
+def put_called(
+    db: Storage,
+    owner: str,
+    space: str,
+    key: str,
+    value: str,
+    data: FactInput,
+    *,
+    expires_at: int | None,
+    ttl: float | None,
+    clock: SystemClock,
+) -> table.KeyedRow | None:
+    """:func:`put_keyed` as one call of the server's ``chronomem_keyed_put`` (PostgreSQL, no
+    batch open): a new key, its value again, or a value whose text is unchanged, in one round
+    trip. ``None``, with nothing written: no such function here, or the text changed (the
+    caller then supersedes in a transaction of statements)."""
+    made: list[int] = []
+
+    def arguments() -> list[object]:
+        now = clock.now()
+        made.append(now)
+        # What a new fact needs is derived here, client-side, so that the call is one round
+        # trip; the server writes none of it unless the key is new.
+        fact = remember_arguments(db, owner, prepare(data), new_fact_id(now), now, dedup=False)
+        return [space, key, value, expires_at, ttl, _lock_key(owner, space, key), *fact]
+
+    row = db.call("chronomem_keyed_put", arguments)
+    if row is None or row[0] == "changed":
+        return None
+    _, fact_id, created_at, updated_at, _, _ = row
+    return table.KeyedRow(space, key, fact_id, value, created_at, updated_at, expires_at, ttl)
 
 
 def _locked_row(
@@ -39,8 +85,7 @@ def _locked_row(
     this transaction holds the key (PostgreSQL)."""
     if conn.dialect.for_update:
         conn.execute(
-            "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))",
-            ("chronomem.keyed:" + json.dumps([owner, space, key]),),
+            "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (_lock_key(owner, space, key),)
         )
     found = conn.execute(
         """SELECT k.space, k.key, k.fact_id, k.value, k.created_at, k.updated_at, k.expires_at,
@@ -60,32 +105,33 @@ def put_keyed(
     space: str,
     key: str,
     value: str,
-    p: Prepared,
+    data: FactInput,
     *,
     expires_at: int | None,
     ttl: float | None,
     clock: SystemClock,
 ) -> table.KeyedRow:
-    """Put ``value`` (JSON text) under (space, key), ``p`` being its fact (see the module
-    docstring); returns the key's row as written."""
+    """Put ``value`` (JSON text) under (space, key), ``data`` being its fact (see the module
+    docstring; its entities, claim and terms are derived only if a fact is written); returns
+    the key's row as written."""
     found = _locked_row(conn, owner, space, key)
     if found is None:
         now = clock.now()
-        fact_id = str(insert_fact(conn, owner, p, system_time=now))
+        fact_id = str(insert_fact(conn, owner, prepare(data), system_time=now))
         row = table.KeyedRow(space, key, fact_id, value, now, now, expires_at, ttl)
         table.insert_row(conn, owner, row)
         return row
-    old, content_key, drifted = found
+    old, known, drifted = found
     if old.value == value:
         row = old._replace(expires_at=expires_at, ttl=ttl)
         if row != old:
             table.update_row(conn, owner, row, drifted=drifted)
         return row
-    if content_key == p.content_key:
+    if known == content_key(data.content):
         row = old._replace(value=value, updated_at=clock.now(), expires_at=expires_at, ttl=ttl)
         table.update_row(conn, owner, row, drifted=True)
         return row
-    fact_id = str(supersede_in(conn, owner, old.fact_id, p, clock=clock))
+    fact_id = str(supersede_in(conn, owner, old.fact_id, prepare(data), clock=clock))
     row = old._replace(
         fact_id=fact_id, value=value, updated_at=system_time_of(fact_id),
         expires_at=expires_at, ttl=ttl,
