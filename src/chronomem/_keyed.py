@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from chronomem.engine import keyed as table
@@ -262,12 +262,16 @@ class KeyedFacts:
         return None if row is None else _keyed(row)
 
     def refresh(self, items: Iterable[Keyed], *, now: datetime) -> None:
-        """Start each item's time to live again from ``now`` (one that has none, or expired,
-        stays as it is)."""
-        keys = [(table.space_of(i.namespace), i.key) for i in items if i.ttl is not None]
-        if keys:
+        """Start each item's time to live again from ``now``: it expires ``ttl`` minutes after
+        it (one that has none, or expired by ``now``, stays as it is)."""
+        renewed = [
+            (table.space_of(i.namespace), i.key, to_us(now + timedelta(minutes=i.ttl)))
+            for i in items
+            if i.ttl is not None
+        ]
+        if renewed:
             with self._db.write() as conn:
-                table.refresh(conn, self._owner, keys, to_us(now))
+                table.refresh(conn, self._owner, renewed, to_us(now))
 
     def sweep(
         self,

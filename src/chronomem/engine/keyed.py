@@ -109,13 +109,13 @@ def get_row(conn: Conn, owner: str, space: str, key: str, now: int | None) -> Ke
     return rows[0] if rows else None
 
 
-def refresh(conn: Conn, owner: str, keys: Sequence[tuple[str, str]], now: int) -> None:
-    """Start the time to live of each (space, key) again from ``now`` (rows without one, or
-    expired by ``now``, stay as they are)."""
+def refresh(conn: Conn, owner: str, renewed: Sequence[tuple[str, str, int]], now: int) -> None:
+    """Give each (space, key) its new expiry (computed by the caller from the row's time to
+    live, as a put computes it); a row expired by ``now`` stays as it is."""
     conn.executemany(
-        """UPDATE chronomem_keyed SET expires_at = ? + CAST(ttl * 60000000 AS BIGINT)
+        """UPDATE chronomem_keyed SET expires_at = ?
            WHERE owner = ? AND space = ? AND key = ? AND ttl IS NOT NULL AND expires_at > ?""",
-        [(now, owner, space, key, now) for space, key in keys],
+        [(until, owner, space, key, now) for space, key, until in renewed],
     )
 
 

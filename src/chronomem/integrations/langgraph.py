@@ -182,7 +182,7 @@ class ChronoMemStore(BaseStore):
         )  # fmt: skip
 
     def start_ttl_sweeper(
-        self, sweep_interval_minutes: int | None = None
+        self, sweep_interval_minutes: float | None = None
     ) -> concurrent.futures.Future[None]:
         """Sweep every ``sweep_interval_minutes`` (default the config's, else 5) on a daemon
         thread until :meth:`stop_ttl_sweeper`; a store without a TTL config sweeps nothing."""
