@@ -6,12 +6,12 @@ category reads ``langgraph:users.alice`` (LangGraph forbids periods in labels, s
 form is unambiguous; it is a label for people, the metadata is the truth). A put on an existing
 key supersedes the fact, so a key's values form one lineage in ``timeline``.
 
-The namespaces are listed from the categories (``ChronoMem.categories``: SQL, no item read),
-so a category starting ``langgraph:`` belongs to the store. The fact names, beside the
-entities its text names, one entity per key and one per namespace
-prefix (``()``, ``("users",)``, ``("users", "alice")``): opaque digests, so no query word ever
-matches them, that make "this key" and "everything under this prefix" one indexed
-``timeline`` read each.
+The memory keeps each key's row beside its fact (:class:`chronomem.KeyedFacts`): the current
+value, and the namespaces in a table of their own. The fact names, beside the entities its text
+names, one entity per key: an opaque digest, so no query word ever matches it, that makes the
+key's history one indexed ``timeline`` read. (A store before the keyed table also named one
+entity per namespace prefix, :func:`prefix_entity`; its items are found through it once, to give
+them their rows.)
 """
 
 from __future__ import annotations

@@ -338,3 +338,28 @@ def _nested(depth: int) -> dict[str, Any]:
     for _ in range(depth):
         value = {"x": value}
     return value
+
+
+def test_items_written_before_the_keyed_table_are_adopted(mem: ChronoMem) -> None:
+    """A memory upgraded from a schema before the keyed table holds items as facts alone
+    (an entity per namespace prefix, no row): the store gives them rows on its first call."""
+    from chronomem.integrations._langgraph_records import (
+        category_of,
+        key_entity,
+        metadata_of,
+        prefix_entity,
+    )
+
+    for key, text in [("k1", "likes tea"), ("k2", "likes coffee")]:
+        names = [key_entity(ALICE, key), *(prefix_entity(ALICE[:n]) for n in range(3))]
+        mem.remember(text, category=category_of(ALICE), entities=names, dedup=False,
+                     metadata=metadata_of(ALICE, key, {"text": text}, None))  # fmt: skip
+    assert mem.keyed.empty()
+    store = ChronoMemStore(mem)
+    got = store.get(ALICE, "k1")
+    assert got is not None
+    assert got.value == {"text": "likes tea"}
+    assert [i.key for i in store.search(ALICE)] == ["k1", "k2"]
+    assert store.list_namespaces() == [ALICE]
+    store.put(ALICE, "k1", {"text": "likes green tea"})
+    assert [i.value["text"] for i in store.history(ALICE, "k1")] == ["likes tea", "likes green tea"]
