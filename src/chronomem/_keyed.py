@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from chronomem.engine import keyed as table
 from chronomem.write import purge as purging
-from chronomem.write.keyed import delete_keyed, put_called, put_keyed
+from chronomem.write.keyed import EXPIRED, delete_keyed, put_called, put_keyed
 
 from ._checks import check_fact
 from ._errors import InvalidArgumentError
@@ -185,6 +185,13 @@ class KeyedFacts:
             )
         return [table.namespace_of(s) for s in spaces if s not in stale][:limit]
 
+    def expired_among(self, keys: Iterable[tuple[tuple[str, ...], str]], *, now: datetime) -> bool:
+        """Whether any (namespace, key) of ``keys`` holds an item expired by ``now``, not yet
+        swept: one statement, through the index of expiring rows."""
+        wanted = [(_space(ns), _key(k)) for ns, k in keys]
+        with self._db.statement() as conn:
+            return table.any_expired(conn, self._owner, wanted, to_us(now))
+
     def drifted(self) -> bool:
         """Whether some key holds a value its fact's metadata does not (so a test of the
         metadata may miss it)."""
@@ -209,10 +216,13 @@ class KeyedFacts:
         metadata: Mapping[str, Any] | None = None,
         expires_at: datetime | None = None,
         ttl: float | None = None,
-    ) -> Keyed:
+        now: datetime | None = None,
+    ) -> Keyed | None:
         """Put ``value`` under the key: a new fact (``content``, ``category``, ``entities``,
         ``metadata`` as :meth:`ChronoMem.remember` takes them) when the key is new or its text
-        changed, the row alone otherwise (see :mod:`chronomem.write.keyed`)."""
+        changed, the row alone otherwise (see :mod:`chronomem.write.keyed`). ``None``, with
+        nothing written, when the key holds an item expired by ``now`` and not yet swept:
+        :meth:`sweep` it first (its values are to be erased, not superseded)."""
         space, name = _space(namespace), _key(key)
         try:
             text = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
@@ -222,14 +232,14 @@ class KeyedFacts:
                           valid_from=None, entities=entities, source=None,
                           metadata=metadata)  # fmt: skip
         clock = self._memory._clock  # the face's own helper
-        at = _us(expires_at)
+        at, live = _us(expires_at), _us(now)
         row = put_called(self._db, self._owner, space, name, text, data, expires_at=at, ttl=ttl,
-                         clock=clock)  # fmt: skip
+                         now=live, clock=clock)  # fmt: skip
         if row is None:
             with self._db.write() as conn:
                 row = put_keyed(conn, self._owner, space, name, text, data, expires_at=at,
-                                ttl=ttl, clock=clock)  # fmt: skip
-        return _keyed(row)
+                                ttl=ttl, now=live, clock=clock)  # fmt: skip
+        return None if row is EXPIRED else _keyed(row)
 
     def adopt(
         self,
@@ -279,14 +289,19 @@ class KeyedFacts:
         now: datetime,
         history: Callable[[Keyed], Iterable[str]],
         reason: str,
+        only: Iterable[tuple[tuple[str, ...], str]] | None = None,
     ) -> int:
-        """Purge every item expired by ``now``: each fact ``history`` names for it (its
-        earlier values) and its current one, and its row, a few items per transaction, on
-        SQLite with the file's bytes and log emptied (:meth:`ChronoMem.purge`). An item put
-        again or renewed meanwhile stays. Returns how many items went."""
+        """Purge every item expired by ``now`` (of ``only``'s (namespace, key), if given):
+        each fact ``history`` names for it (its earlier values) and its current one, and its
+        row, a few items per transaction, on SQLite with the file's bytes and log emptied
+        (:meth:`ChronoMem.purge`). An item put again or renewed meanwhile stays. Returns how
+        many items went."""
         at = to_us(now)
         with self._db.read() as conn:
             rows = table.expired(conn, self._owner, at, limit=2**31)
+        if only is not None:
+            wanted = {(table.space_of(ns), key) for ns, key in only}
+            rows = [r for r in rows if (r.space, r.key) in wanted]
         if not rows:
             return 0
         self._memory._unbatched()  # a purge commits its own transactions

@@ -25,7 +25,9 @@ def mem(memory_target: MemoryTarget) -> ChronoMem:
 
 
 def _put(mem: ChronoMem, key: str, text: str, **more: object) -> str:
-    return mem.keyed.put(NS, key, {"text": text}, content=text, **more).fact_id  # type: ignore[arg-type]  # the keywords of put
+    got = mem.keyed.put(NS, key, {"text": text}, content=text, **more)  # type: ignore[arg-type]  # the keywords of put
+    assert got is not None
+    return got.fact_id
 
 
 def test_a_put_of_the_same_text_writes_no_fact(mem: ChronoMem) -> None:
@@ -89,6 +91,10 @@ def test_expired_items_are_left_out_and_swept_for_real(mem: ChronoMem) -> None:
     assert mem.stats()["active"] == 1
     assert mem.recall("parking spot", kinds=["fact"]) == []
     assert mem.keyed.sweep(now=at, history=lambda k: [], reason="ttl") == 0
+    _put(mem, "again", "spot 7", expires_at=soon, ttl=1.0)
+    refused = mem.keyed.put(NS, "again", {"text": "spot 9"}, content="spot 9", now=at)
+    assert refused is None  # expired, not yet swept: nothing written
+    assert mem.keyed.get(NS, "again", now=None).value == {"text": "spot 7"}  # type: ignore[union-attr]  # the row is there
 
 
 def test_bad_namespaces_keys_and_values_are_refused(mem: ChronoMem) -> None:

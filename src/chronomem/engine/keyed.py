@@ -25,6 +25,7 @@ __all__ = [
     "SEPARATOR",
     "KeyedRow",
     "adjust_space",
+    "any_expired",
     "delete_rows",
     "drifted",
     "erase_owner_rows",
@@ -284,6 +285,19 @@ def expired(conn: Conn, owner: str, now: int, limit: int) -> list[KeyedRow]:
             (owner, now, limit),
         )
     )
+
+
+def any_expired(conn: Conn, owner: str, keys: Sequence[tuple[str, str]], now: int) -> bool:
+    """Whether any (space, key) of ``keys`` has a row expired by ``now``."""
+    if not keys:
+        return False
+    pairs = ", ".join(["(?, ?)"] * len(keys))
+    row = conn.execute(
+        f"""SELECT 1 FROM chronomem_keyed WHERE owner = ? AND expires_at IS NOT NULL
+            AND expires_at <= ? AND (space, key) IN (VALUES {pairs}) LIMIT 1""",
+        (owner, now, *(part for pair in keys for part in pair)),
+    ).fetchone()
+    return row is not None
 
 
 def drifted(conn: Conn, owner: str) -> bool:

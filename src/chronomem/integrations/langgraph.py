@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta, timezone
 
@@ -48,7 +49,7 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-from chronomem import ChronoMem, InvalidArgumentError, InvalidFactError, Keyed
+from chronomem import ChronoMem, ChronoMemError, InvalidArgumentError, InvalidFactError, Keyed
 
 from ._langgraph_namespaces import legacy_items, list_namespaces
 from ._langgraph_records import (
@@ -142,9 +143,10 @@ class ChronoMemStore(BaseStore):
         if not puts:
             return self._reads(ops, now)
         erase: list[str] = []
+        self._sweep_expired([op for op in puts.values() if op.value is not None], now, ops)
         if len(ops) == 1:  # one put: its own transaction, with no savepoint inside a batch
             results: list[Result] = [None]
-            erase = self._write(ops[0], now)  # type: ignore[arg-type]  # the one op is a put
+            erase = self._write(ops[0], now, alone=True)  # type: ignore[arg-type]  # the one op is a put
         else:
             with self.memory.batch():
                 results = self._reads(ops, now)
@@ -175,11 +177,7 @@ class ChronoMemStore(BaseStore):
     def sweep_ttl(self) -> int:
         """Erase every item expired by now (each value it held, as a purge does); returns
         how many went. Cannot run inside :meth:`chronomem.ChronoMem.batch`."""
-        keyed = self.memory.keyed
-        return keyed.sweep(
-            now=self._clock(), reason=_EXPIRED,
-            history=lambda k: [s.fact.id for s in self._versions(k.namespace, k.key)],
-        )  # fmt: skip
+        return self._sweep(self._clock(), None)
 
     def start_ttl_sweeper(
         self, sweep_interval_minutes: float | None = None
@@ -288,12 +286,12 @@ class ChronoMemStore(BaseStore):
 
     # -- writes -------------------------------------------------------------------------------
 
-    def _write(self, op: PutOp, now: datetime) -> list[str]:
+    def _write(self, op: PutOp, now: datetime, *, alone: bool = False) -> list[str]:
         """Apply one put (or delete); return the ids of the facts to erase after the batch."""
         try:
             if op.value is None:
                 return self._delete(op.namespace, op.key)
-            self._put(op, now)
+            self._put(op, now, alone=alone)
             return []
         except InvalidFactError as e:
             if e.field != "metadata":
@@ -303,23 +301,46 @@ class ChronoMemStore(BaseStore):
             # named. The batch's transaction rolls back: nothing of it is written.
             raise InvalidArgumentError("value", f"{e.problem} ({_VALUE_RULE})") from e
 
+    def _sweep_expired(self, puts: Sequence[PutOp], now: datetime, ops: Sequence[Op]) -> None:
+        """Erase the expired, unswept items a batch puts again, before it (an erasure commits
+        its own transactions): their values must go, not stay as the new value's history.
+        A single put learns it from its own write (nothing read first); a batch reads once."""
+        if not puts or len(ops) == 1:
+            return
+        keys = [(op.namespace, op.key) for op in puts]
+        if self.memory.keyed.expired_among(keys, now=now):
+            self._sweep(now, keys)
+
+    def _sweep(self, now: datetime, only: Sequence[tuple[tuple[str, ...], str]] | None) -> int:
+        keyed = self.memory.keyed
+        return keyed.sweep(
+            now=now, reason=_EXPIRED, only=only,
+            history=lambda k: [s.fact.id for s in self._versions(k.namespace, k.key)],
+        )  # fmt: skip
+
     def _delete(self, namespace: tuple[str, ...], key: str) -> list[str]:
         self.memory.keyed.delete(namespace, key, reason=_DELETED)
         if not self.erase_on_delete:
             return []
         return [s.fact.id for s in self._versions(namespace, key)]
 
-    def _put(self, op: PutOp, now: datetime) -> None:
+    def _put(self, op: PutOp, now: datetime, *, alone: bool) -> None:
         assert op.value is not None  # a delete went to _delete
         value = dict(op.value)
         content = content_of(op.key, value)
-        self.memory.keyed.put(
-            op.namespace, op.key, value, content=content,
+        put = functools.partial(
+            self.memory.keyed.put, op.namespace, op.key, value, content=content,
             category=category_of(op.namespace),
             entities=entities_of(op.namespace, op.key, content),
             metadata=metadata_of(op.namespace, op.key, value, None),
             expires_at=None if op.ttl is None else now + timedelta(minutes=op.ttl), ttl=op.ttl,
+            now=now,
         )  # fmt: skip
+        if put() is None:  # its key held an expired item, not yet swept: erase it, then put
+            if not alone:  # the batch erased what had expired before it began
+                raise ChronoMemError(f"key {op.key!r} expired while the batch ran: put it again")
+            self._sweep(now, [(op.namespace, op.key)])
+            put()
 
 
 def _utcnow() -> datetime:

@@ -32,7 +32,11 @@ from chronomem.write.facts import (
 )
 from chronomem.write.revise import forget_in, supersede_in
 
-__all__ = ["delete_keyed", "put_called", "put_keyed", "system_time_of"]
+__all__ = ["EXPIRED", "delete_keyed", "put_called", "put_keyed", "system_time_of"]
+
+EXPIRED = table.KeyedRow("", "", "", "", 0, 0, None, None)
+"""What a put returns, having written nothing, when its key holds an item expired by its
+``now`` and not yet swept: that item's values are to be erased (a sweep), not superseded."""
 
 
 def system_time_of(fact_id: str) -> int:
@@ -55,6 +59,7 @@ def put_called(
     *,
     expires_at: int | None,
     ttl: float | None,
+    now: int | None,
     clock: SystemClock,
 ) -> table.KeyedRow | None:
     """:func:`put_keyed` as one call of the server's ``chronomem_keyed_put`` (PostgreSQL, no
@@ -69,11 +74,13 @@ def put_called(
         # What a new fact needs is derived here, client-side, so that the call is one round
         # trip; the server writes none of it unless the key is new.
         fact = remember_arguments(db, owner, prepare(data), new_fact_id(now), now, dedup=False)
-        return [space, key, value, expires_at, ttl, _lock_key(owner, space, key), *fact]
+        return [space, key, value, expires_at, ttl, now, _lock_key(owner, space, key), *fact]
 
     row = db.call("chronomem_keyed_put", arguments)
     if row is None or row[0] == "changed":
         return None
+    if row[0] == "expired":
+        return EXPIRED
     _, fact_id, created_at, updated_at, _, _ = row
     return table.KeyedRow(space, key, fact_id, value, created_at, updated_at, expires_at, ttl)
 
@@ -109,6 +116,7 @@ def put_keyed(
     *,
     expires_at: int | None,
     ttl: float | None,
+    now: int | None,
     clock: SystemClock,
 ) -> table.KeyedRow:
     """Put ``value`` (JSON text) under (space, key), ``data`` being its fact (see the module
@@ -122,6 +130,8 @@ def put_keyed(
         table.insert_row(conn, owner, row)
         return row
     old, known, drifted = found
+    if now is not None and old.expires_at is not None and old.expires_at <= now:
+        return EXPIRED
     if old.value == value:
         row = old._replace(expires_at=expires_at, ttl=ttl)
         if row != old:

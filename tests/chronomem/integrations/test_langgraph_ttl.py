@@ -210,6 +210,34 @@ def test_default_ttl_refresh_and_sweep_through_the_public_api(memory_target: Mem
         assert b"likes tea" in raw
 
 
+def test_a_put_on_an_expired_key_erases_the_item_first(memory_target: MemoryTarget) -> None:
+    """The expired item's values are erased, not kept as the new item's history, whether the
+    put is alone or in a batch."""
+    clock = Clock()
+    mem = memory_target.open(owner="ardian")
+    store = ChronoMemStore(mem, clock=clock)
+    for key in ("alone", "batched"):
+        store.put(ALICE, key, {"text": f"quillaja note {key}"}, ttl=1)
+    clock.now += timedelta(minutes=2)
+    store.put(ALICE, "alone", {"text": "fresh alone"})
+    store.batch([PutOp(ALICE, "batched", {"text": "fresh batched"}), GetOp(ALICE, "alone")])
+    for key in ("alone", "batched"):
+        assert [i.value["text"] for i in store.history(ALICE, key)] == [f"fresh {key}"]
+        item = store.get(ALICE, key)
+        assert item is not None
+        assert item.created_at == item.updated_at  # a new item, not the expired one's
+    assert store.sweep_ttl() == 0
+    assert mem.recall("quillaja", kinds=["fact"]) == []
+    if memory_target.engine == "sqlite":
+        mem.close()
+        raw = b"".join(
+            Path(memory_target.path + s).read_bytes()
+            for s in ("", "-wal")
+            if Path(memory_target.path + s).exists()
+        )
+        assert b"quillaja" not in raw
+
+
 def test_the_sweeper_thread_sweeps_and_stops(mem_sqlite: ChronoMem) -> None:
     clock = Clock()
     store = ChronoMemStore(mem_sqlite, ttl={"sweep_interval_minutes": 1}, clock=clock)

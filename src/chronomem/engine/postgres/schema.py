@@ -360,7 +360,8 @@ CREATE TABLE chronomem_keyed_spaces (
     PRIMARY KEY (owner, space)
 );
 CREATE FUNCTION chronomem_keyed_put(
-    p_space text, p_key text, p_item text, p_expires bigint, p_ttl float8, p_lock text,
+    p_space text, p_key text, p_item text, p_expires bigint, p_ttl float8, p_now bigint,
+    p_lock text,
     p_owner text, p_id text, p_content text, p_category text, p_trust float8,
     p_confidence float8, p_source text, p_metadata text, p_entities text, p_terms text,
     p_attr text, p_value text, p_system_time bigint, p_valid_from bigint, p_content_key text,
@@ -402,6 +403,10 @@ BEGIN
     END IF;
     fact_id := v_fact;
     created_at := v_created;
+    IF p_now IS NOT NULL AND v_expires IS NOT NULL AND v_expires <= p_now THEN
+        outcome := 'expired';
+        RETURN;
+    END IF;
     IF v_value = p_item THEN
         IF v_expires IS DISTINCT FROM p_expires OR v_ttl IS DISTINCT FROM p_ttl THEN
             UPDATE chronomem_keyed SET expires_at = p_expires, ttl = p_ttl
