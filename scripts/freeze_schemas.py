@@ -70,7 +70,7 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("chronomem", "postgres", 10, "7a9762ae1f7ddc0b580d9eb806c6ebac79fd4fcb"),
     ("chronomem", "postgres", 11, "6dc1e32bf4438ffa1e8e41e0f48b8107522a2a19"),
     # The keyed table (issue 40 item 2); to be version 13 after the "last recalled" step.
-    ("chronomem", "postgres", 12, "b3dc0cab5875b4700805c9c38059d0c8aba5813f"),
+    ("chronomem", "postgres", 12, "379c998d0ad2d5c4c674b7453289c06e378e8050"),
     ("chronica", "sqlite", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
     ("chronica", "sqlite", 2, "f93cda7da764eab98f8f93f0f99888258d2d73ae"),
     ("chronica", "postgres", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
