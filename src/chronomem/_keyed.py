@@ -44,8 +44,8 @@ class Keyed:
     key: str
     value: dict[str, Any]
     fact_id: str
-    """The fact holding the value (its metadata holds an older one if only non-text fields
-    changed since: see :mod:`chronomem.write.keyed`)."""
+    """The fact holding the value (its metadata holds an older one if a value whose text reads
+    the same was put since: see :mod:`chronomem.write.keyed`)."""
     created_at: datetime
     updated_at: datetime
     expires_at: datetime | None

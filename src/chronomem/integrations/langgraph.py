@@ -166,8 +166,8 @@ class ChronoMemStore(BaseStore):
 
     def history(self, namespace: tuple[str, ...], key: str) -> list[Item]:
         """Every value ``key`` held in ``namespace``, oldest first, deleted ones included
-        (``updated_at`` is when each was put; a value that changed only in fields that are not
-        text is kept in place of the one before it, with no fact of its own)."""
+        (``updated_at`` is when each was put; a value whose text reads as the one before it,
+        in case and spacing, takes its place: no fact of its own was written)."""
         items = [_item(s) for s in self._versions(namespace, key)]
         current = self.memory.keyed.get(namespace, key, now=None)
         if current is not None and items and items[-1].value != current.value:

@@ -2,8 +2,8 @@
 
 A put of a new key remembers a fact and adds the key's row; of a key whose text changes, it
 supersedes the key's fact (one lineage in ``timeline``) and points the row at the successor; of
-a key whose text stays (the same after ``remember``'s normalisation: a value changed only in
-fields that are not text, or in case and spacing), it changes the row alone, with no fact
+a key whose text stays (the same after ``remember``'s normalisation: case, spacing, surrounding
+punctuation), it changes the row alone, with no fact
 written, so none of a new fact's work (entities, claim, postings, vector) is paid for text the
 memory already holds. The row is then marked ``drifted``: its fact's metadata holds an older
 value. A put of the value the key holds changes nothing but its time to live.
