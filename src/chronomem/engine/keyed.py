@@ -151,17 +151,18 @@ def rows_under(
 def rows_by_fact(
     conn: Conn, owner: str, fact_ids: Sequence[str], now: int | None
 ) -> list[KeyedRow]:
-    """The live rows whose current value is one of ``fact_ids``."""
+    """The live rows whose current value is one of ``fact_ids``: read by fact id alone (ids
+    are unique), then kept to the owner's, as a planner given ``owner = ?`` too read the
+    owner's every row by the primary key (26 ms at 100,000 items, against 0.1)."""
     if not fact_ids:
         return []
     among, params = conn.dialect.in_list("fact_id", list(fact_ids))
     live, live_params = _live(now)
-    return _rows(
-        conn.execute(
-            f"SELECT {_COLUMNS} FROM chronomem_keyed WHERE owner = ? AND {among}{live}",
-            (owner, *params, *live_params),
-        )
-    )
+    found = conn.execute(
+        f"SELECT owner, {_COLUMNS} FROM chronomem_keyed WHERE {among}{live}",
+        (*params, *live_params),
+    ).fetchall()
+    return [KeyedRow._make(r[1:]) for r in found if r[0] == owner]
 
 
 def spaces_under(
@@ -259,14 +260,15 @@ def forget_fact_rows(conn: Conn, owner: str, rowids: Sequence[int]) -> None:
 
 def forget_fact_ids(conn: Conn, owner: str, fact_ids: Sequence[str]) -> None:
     """Remove the rows whose current value is one of ``fact_ids`` (the fact forgotten,
-    superseded or purged by other means than a put or a delete of its key)."""
+    superseded or purged by other means than a put or a delete of its key); read by fact id
+    alone, as :func:`rows_by_fact` does."""
     if not fact_ids:
         return
     among, params = conn.dialect.in_list("fact_id", list(fact_ids))
     found = conn.execute(
-        f"SELECT space, key FROM chronomem_keyed WHERE owner = ? AND {among}", (owner, *params)
+        f"SELECT owner, space, key FROM chronomem_keyed WHERE {among}", tuple(params)
     ).fetchall()
-    delete_rows(conn, owner, [(str(s), str(k)) for s, k in found])
+    delete_rows(conn, owner, [(str(s), str(k)) for o, s, k in found if o == owner])
 
 
 def erase_owner_rows(conn: Conn, owner: str) -> None:
@@ -305,7 +307,7 @@ def drifted(conn: Conn, owner: str) -> bool:
     :func:`update_row`)."""
     return (
         conn.execute(
-            "SELECT 1 FROM chronomem_keyed WHERE owner = ? AND drifted = 1 LIMIT 1", (owner,)
+            "SELECT 1 FROM chronomem_keyed WHERE drifted = 1 AND owner = ? LIMIT 1", (owner,)
         ).fetchone()
         is not None
     )

@@ -352,7 +352,7 @@ CREATE TABLE chronomem_keyed (
 CREATE INDEX chronomem_keyed_by_fact ON chronomem_keyed(fact_id);
 CREATE INDEX chronomem_keyed_expiring ON chronomem_keyed(owner, expires_at)
     WHERE expires_at IS NOT NULL;
-CREATE INDEX chronomem_keyed_drifted ON chronomem_keyed(owner) WHERE drifted = 1;
+CREATE INDEX chronomem_keyed_drifted ON chronomem_keyed(drifted, owner) WHERE drifted = 1;
 CREATE TABLE chronomem_keyed_spaces (
     owner text NOT NULL,
     space text COLLATE "C" NOT NULL,
