@@ -56,7 +56,7 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("chronomem", "sqlite", 13, "7a9762ae1f7ddc0b580d9eb806c6ebac79fd4fcb"),
     ("chronomem", "sqlite", 14, "6dc1e32bf4438ffa1e8e41e0f48b8107522a2a19"),
     # The keyed table (issue 40 item 2); to be version 16 after the "last recalled" step.
-    ("chronomem", "sqlite", 15, "6f22fc146208704d792acfe9df865e568ed520a0"),
+    ("chronomem", "sqlite", 15, "59ef55809df66c83293c6dfa1a4b57dc66635d22"),
     ("chronomem", "postgres", 1, "f7063721cf18f84f29a7eece23602c1c9e9e229f"),
     ("chronomem", "postgres", 2, "c3d31a2829499d7ed4ff7bef0a90fa9eee528aab"),
     ("chronomem", "postgres", 3, "337299b1c6531cf86ee8c380e29a52406979f23a"),
@@ -70,7 +70,7 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("chronomem", "postgres", 10, "7a9762ae1f7ddc0b580d9eb806c6ebac79fd4fcb"),
     ("chronomem", "postgres", 11, "6dc1e32bf4438ffa1e8e41e0f48b8107522a2a19"),
     # The keyed table (issue 40 item 2); to be version 13 after the "last recalled" step.
-    ("chronomem", "postgres", 12, "379c998d0ad2d5c4c674b7453289c06e378e8050"),
+    ("chronomem", "postgres", 12, "59ef55809df66c83293c6dfa1a4b57dc66635d22"),
     ("chronica", "sqlite", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
     ("chronica", "sqlite", 2, "f93cda7da764eab98f8f93f0f99888258d2d73ae"),
     ("chronica", "postgres", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
