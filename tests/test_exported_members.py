@@ -130,6 +130,8 @@ EXPORTS: dict[str, list[str]] = {
         "Indexed",
         "InvalidArgumentError",
         "InvalidFactError",
+        "Keyed",
+        "KeyedFacts",
         "Purged",
         "RecordNotFoundError",
         "Skipped",

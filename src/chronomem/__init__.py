@@ -48,6 +48,7 @@ from ._errors import (
     RecordNotFoundError,
     UnknownIdError,
 )
+from ._keyed import Keyed, KeyedFacts
 from ._memory import ChronoMem
 from ._model import Contradiction, Episode, Fact, FactId, Purged
 from .text.tokens import estimate_tokens
@@ -81,6 +82,8 @@ __all__ = [
     "Indexed",
     "InvalidArgumentError",
     "InvalidFactError",
+    "Keyed",
+    "KeyedFacts",
     "Purged",
     "RecordNotFoundError",
     "Skipped",

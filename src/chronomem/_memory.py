@@ -60,6 +60,7 @@ from ._errors import (
     InvalidArgumentError,
     UnknownIdError,
 )
+from ._keyed import KeyedFacts
 from ._model import Contradiction, Episode, Fact, FactId, Purged
 from ._records import parse_record, row_to_fact, row_to_item
 
@@ -139,6 +140,12 @@ class ChronoMem:
         """The database file (``~`` expanded), or the PostgreSQL server, database and schema
         (never a password)."""
         return self._db.path
+
+    @property
+    def keyed(self) -> KeyedFacts:
+        """This owner's facts addressed by namespace and key, each key's value beside its
+        fact (what a framework's key-value store keeps: see :class:`KeyedFacts`)."""
+        return KeyedFacts(self)
 
     def __enter__(self) -> ChronoMem:
         return self

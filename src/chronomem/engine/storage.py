@@ -55,6 +55,12 @@ class Storage(Protocol):
         write's transaction, its own writes included."""
         ...
 
+    def statement(self) -> AbstractContextManager[Conn]:
+        """A connection for one read statement, which is its own snapshot: no BEGIN or
+        COMMIT is sent (on PostgreSQL one round trip where :meth:`read` takes three). Inside
+        a write of the same thread, that write's transaction."""
+        ...
+
     def call(self, function: str, arguments: Callable[[], Sequence[Any]]) -> tuple[Any, ...] | None:
         """Run chronomem's server function ``function`` (see the engine's schema) with the
         ``arguments`` it is given when asked, as a write transaction of its own, in one round

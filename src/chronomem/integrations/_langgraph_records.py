@@ -6,12 +6,12 @@ category reads ``langgraph:users.alice`` (LangGraph forbids periods in labels, s
 form is unambiguous; it is a label for people, the metadata is the truth). A put on an existing
 key supersedes the fact, so a key's values form one lineage in ``timeline``.
 
-The namespaces are listed from the categories (``ChronoMem.categories``: SQL, no item read),
-so a category starting ``langgraph:`` belongs to the store. The fact names, beside the
-entities its text names, one entity per key and one per namespace
-prefix (``()``, ``("users",)``, ``("users", "alice")``): opaque digests, so no query word ever
-matches them, that make "this key" and "everything under this prefix" one indexed
-``timeline`` read each.
+The memory keeps each key's row beside its fact (:class:`chronomem.KeyedFacts`): the current
+value, and the namespaces in a table of their own. The fact names, beside the entities its text
+names, one entity per key: an opaque digest, so no query word ever matches it, that makes the
+key's history one indexed ``timeline`` read. (A store before the keyed table also named one
+entity per namespace prefix, :func:`prefix_entity`; its items are found through it once, to give
+them their rows.)
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ __all__ = [
     "namespace_of",
     "prefix_entity",
     "pushed_down",
+    "pushed_down_value",
     "stored",
 ]
 
@@ -73,10 +74,19 @@ def check_unicode(op: object) -> None:
         "match_conditions": [c.path for c in getattr(op, "match_conditions", None) or ()],
     }
     for name, part in parts.items():
+        if not part or _plain_text(part):
+            continue  # the usual labels and keys: no JSON made to find that out
         try:
             json.dumps(part, ensure_ascii=False, default=str).encode()
         except UnicodeEncodeError:
             raise InvalidArgumentError(name, "must be valid Unicode (lone surrogate)") from None
+
+
+def _plain_text(part: object) -> bool:
+    """Whether ``part`` is ASCII text, or a tuple of it (no surrogate can hide there)."""
+    if isinstance(part, str):
+        return part.isascii()
+    return isinstance(part, tuple) and all(isinstance(p, str) and p.isascii() for p in part)
 
 
 def key_entity(namespace: Sequence[str], key: str) -> str:
@@ -135,10 +145,11 @@ def namespace_of(category: str) -> tuple[str, ...] | None:
 
 
 def entities_of(namespace: Sequence[str], key: str, content: str) -> list[str]:
-    """The fact's entities: its key's, each namespace prefix's, and the ones its text names
-    (as many as fit chronomem's 32), so recall's entity channel sees the item as any fact."""
+    """The fact's entities: its key's (its history is the key's ``timeline``) and the ones
+    its text names (as many as fit chronomem's 32), so recall's entity channel sees the item
+    as any fact. The namespace is the keyed table's to list (a store before it also named
+    one entity per namespace prefix: :func:`prefix_entity`)."""
     own = [key_entity(namespace, key)]
-    own += [prefix_entity(namespace[:n]) for n in range(len(namespace) + 1)]
     room = MAX_ENTITIES - len(own)
     return own + [e for e in extract_entities(content) if len(e) <= 200][:room]
 
@@ -263,6 +274,13 @@ def pushed_down(wanted: Mapping[str, Any] | None) -> dict[str, str]:
         if isinstance(field, str):
             walk((field,), value)
     return found
+
+
+def pushed_down_value(wanted: Mapping[str, Any] | None) -> dict[str, str]:
+    """:func:`pushed_down` as dotted paths into the value itself (what
+    :meth:`chronomem.KeyedFacts.under` tests), not into the fact's metadata."""
+    head = f"{MARK}.value."
+    return {path.removeprefix(head): text for path, text in pushed_down(wanted).items()}
 
 
 def matches_filter(value: Mapping[str, Any], wanted: Mapping[str, Any] | None) -> bool:

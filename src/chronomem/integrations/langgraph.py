@@ -19,18 +19,21 @@ Needs ``pip install 'chronomem[langgraph]'``. The store is a
   (lexical, entity and its embedded semantic channel), each with its score.
 
 Each item is one fact (see :mod:`chronomem.integrations._langgraph_records` for the mapping),
-recallable by the memory's other users like any fact. TTL is not supported: the store says so
-(``supports_ttl = False``) and refuses a ``ttl`` rather than keeping an item it was asked to
-drop. Values must be JSON (a tuple comes back a list).
+recallable by the memory's other users like any fact, with its key's row beside it
+(:class:`chronomem.KeyedFacts`): a get reads one row, a search without a query reads the
+namespace's rows in order, ``list_namespaces`` a table of namespaces. TTL is LangGraph's
+(``TTLConfig``, a put's ``ttl``, ``refresh_ttl``), and an expired item, never returned, is
+erased when swept (see :mod:`chronomem.integrations._langgraph_ttl`). Values must be JSON (a
+tuple comes back a list).
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
-import time
-from collections.abc import Iterable, Sequence
-from datetime import datetime
+import concurrent.futures
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta, timezone
 
 from langgraph.store.base import (
     BaseStore,
@@ -42,11 +45,13 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
     validate_op_namespace,
 )
 
-from chronomem import ChronoMem, FactNotActiveError, InvalidArgumentError, InvalidFactError
+from chronomem import ChronoMem, ChronoMemError, InvalidArgumentError, InvalidFactError, Keyed
 
+from ._langgraph_namespaces import legacy_items, list_namespaces
 from ._langgraph_records import (
     MARK,
     MAX_DEPTH,
@@ -57,26 +62,15 @@ from ._langgraph_records import (
     entities_of,
     key_entity,
     matches_filter,
-    matches_namespace,
     metadata_of,
-    namespace_of,
-    prefix_entity,
     pushed_down,
+    pushed_down_value,
     stored,
 )
+from ._langgraph_ttl import Sweeper, check_ttl, check_ttl_config
 
 __all__ = ["ChronoMemStore"]
 
-_RETRIES = 200
-"""Attempts of one put when other processes change the same key meanwhile (PostgreSQL).
-
-Each lost attempt means another put of the key committed (progress), and the next attempt
-reads its value. Three were too few: 3 processes putting one key lost 16 of 120 puts, 4
-lost 44 of 160 (issue 39 item 9). With ``n`` writers a put loses a round to one of the
-others at most, and a jittered pause spreads the rounds out, so 200 is never reached in
-practice; a put that did reach it would raise rather than spin for ever."""
-_PAUSE = 0.002
-"""The first pause between attempts, in seconds (doubled up to 64 times that, jittered)."""
 _QUERY_CAP = 5000
 """The most items a search with a query asks recall for before filtering."""
 _VALUE_RULE = (
@@ -85,8 +79,7 @@ _VALUE_RULE = (
 )
 _DELETED = "deleted through the LangGraph store"
 _ERASED = "deleted through the LangGraph store, which erases on delete"
-_CATEGORY_HEAD = 150
-"""How many bytes of a category a namespace prefix may ask for (a shortened one keeps 180)."""
+_EXPIRED = "expired in the LangGraph store (its time to live ran out)"
 
 
 class ChronoMemStore(BaseStore):
@@ -103,12 +96,24 @@ class ChronoMemStore(BaseStore):
     at least ``candidates`` and four times ``offset + limit``, widened while too few pass and
     recall has more (up to 5,000). So a query returns the items that relate to it, not every
     item.
+
+    ``ttl`` is LangGraph's ``TTLConfig`` (``default_ttl`` and a put's ``ttl`` in minutes,
+    ``refresh_on_read``, ``sweep_interval_minutes``): an item expired is never returned nor
+    listed, and :meth:`sweep_ttl` (or the sweeper :meth:`start_ttl_sweeper` runs) erases it,
+    every value it held, as :meth:`chronomem.ChronoMem.purge` does. ``clock`` tells the time
+    the TTLs are counted in (default: now, UTC); a test passes one it can move.
     """
 
-    supports_ttl = False
+    supports_ttl = True
 
     def __init__(
-        self, memory: ChronoMem, *, candidates: int = 100, erase_on_delete: bool = False
+        self,
+        memory: ChronoMem,
+        *,
+        candidates: int = 100,
+        erase_on_delete: bool = False,
+        ttl: TTLConfig | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.memory = memory
         """The memory holding the items (its owner's)."""
@@ -116,6 +121,10 @@ class ChronoMemStore(BaseStore):
         self.erase_on_delete = erase_on_delete
         """Whether ``delete`` erases the key's every value (an application that must forget a
         user for real) instead of forgetting the current one and keeping its history."""
+        self.ttl_config = check_ttl_config(ttl)
+        self._clock = clock or _utcnow
+        self._sweeper = Sweeper(self.sweep_ttl, self.ttl_config)
+        self._adopted = False
 
     # -- the BaseStore contract ---------------------------------------------------------------
 
@@ -129,13 +138,20 @@ class ChronoMemStore(BaseStore):
             if isinstance(op, PutOp):
                 _check_put(op)
                 puts[(op.namespace, op.key)] = op
+        self._adopt()
+        now = self._clock()
         if not puts:
-            return [self._read(op) for op in ops]
+            return self._reads(ops, now)
         erase: list[str] = []
-        with self.memory.batch():
-            results = [self._read(op) for op in ops]
-            for op in puts.values():
-                erase += self._write(op)
+        self._sweep_expired([op for op in puts.values() if op.value is not None], now, ops)
+        if len(ops) == 1:  # one put: its own transaction, with no savepoint inside a batch
+            results: list[Result] = [None]
+            erase = self._write(ops[0], now, alone=True)  # type: ignore[arg-type]  # the one op is a put
+        else:
+            with self.memory.batch():
+                results = self._reads(ops, now)
+                for op in puts.values():
+                    erase += self._write(op, now)
         # A purge commits its own transactions, so it runs after the batch: the delete took
         # effect atomically above (forgotten); if killed here, deleting the key again finishes.
         for fact_id in erase:
@@ -150,19 +166,54 @@ class ChronoMemStore(BaseStore):
 
     def history(self, namespace: tuple[str, ...], key: str) -> list[Item]:
         """Every value ``key`` held in ``namespace``, oldest first, deleted ones included
-        (``updated_at`` is when each was put)."""
-        return [_item(s) for s in self._versions(namespace, key)]
+        (``updated_at`` is when each was put; a value whose text reads as the one before it,
+        in case and spacing, takes its place: no fact of its own was written)."""
+        items = [_item(s) for s in self._versions(namespace, key)]
+        current = self.memory.keyed.get(namespace, key, now=None)
+        if current is not None and items and items[-1].value != current.value:
+            items[-1] = _item_of(current)
+        return items
+
+    def sweep_ttl(self) -> int:
+        """Erase every item expired by now (each value it held, as a purge does); returns
+        how many went. Cannot run inside :meth:`chronomem.ChronoMem.batch`."""
+        return self._sweep(self._clock(), None)
+
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: float | None = None
+    ) -> concurrent.futures.Future[None]:
+        """Sweep every ``sweep_interval_minutes`` (default the config's, else 5) on a daemon
+        thread until :meth:`stop_ttl_sweeper`; a store without a TTL config sweeps nothing."""
+        return self._sweeper.start(sweep_interval_minutes)
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the sweeper thread; whether it stopped within ``timeout`` seconds."""
+        return self._sweeper.stop(timeout)
 
     # -- reads --------------------------------------------------------------------------------
 
-    def _read(self, op: Op) -> Result:
+    def _reads(self, ops: Sequence[Op], now: datetime) -> list[Result]:
+        """Every read of ``ops`` (a put reads as ``None``), then the renewal of the time to
+        live of what a get or a search with ``refresh_ttl`` returned."""
+        fresh: list[Keyed] = []
+        results = [self._read(op, now, fresh) for op in ops]
+        if any(k.ttl is not None for k in fresh):
+            self.memory.keyed.refresh(fresh, now=now)
+        return results
+
+    def _read(self, op: Op, now: datetime, fresh: list[Keyed]) -> Result:
         if isinstance(op, GetOp):
-            current = self._current(op.namespace, op.key)
-            return None if not current else _item(current[-1])
+            found = self.memory.keyed.get(op.namespace, op.key, now=now)
+            if found is not None and op.refresh_ttl:
+                fresh.append(found)
+            return None if found is None else _item_of(found)
         if isinstance(op, SearchOp):
-            return self._search(op)
+            found_items = self._search(op, now)
+            if op.refresh_ttl:
+                fresh += [k for k, _ in found_items]
+            return [_search_item(k, score) for k, score in found_items]
         if isinstance(op, ListNamespacesOp):
-            return self._list_namespaces(op)
+            return list_namespaces(self.memory.keyed, op, now)
         if isinstance(op, PutOp):
             return None
         raise ValueError(f"Unknown operation type: {type(op)}")
@@ -172,102 +223,76 @@ class ChronoMemStore(BaseStore):
         found = [stored(f) for f in facts if f.kind == "fact"]
         return [s for s in found if s and s.namespace == tuple(namespace) and s.key == key]
 
-    def _current(self, namespace: Sequence[str], key: str) -> list[Stored]:
-        """The key's active values, newest last: one, unless two processes created the key
-        at once on PostgreSQL (then the newest is the value, and the next put settles it)."""
-        active = [s for s in self._versions(namespace, key) if s.active]
-        return sorted(active, key=lambda s: (s.updated_at, s.fact.id))
-
-    def _under(self, prefix: Sequence[str]) -> list[Stored]:
-        """The active items under ``prefix``, one per key: one indexed read of its entity."""
-        newest: dict[tuple[tuple[str, ...], str], Stored] = {}
-        for fact in self.memory.timeline(prefix_entity(prefix)):
-            s = stored(fact) if fact.kind == "fact" else None
-            if s and s.active and s.namespace[: len(prefix)] == tuple(prefix):
-                seen = newest.get((s.namespace, s.key))
-                if seen is None or seen.updated_at < s.updated_at:
-                    newest[(s.namespace, s.key)] = s
-        return list(newest.values())
-
-    def _search(self, op: SearchOp) -> list[SearchItem]:
+    def _search(self, op: SearchOp, now: datetime) -> list[tuple[Keyed, float | None]]:
         if op.query and op.query.strip():
-            return self._ranked(op, op.query)
-        items = [s for s in self._under(op.namespace_prefix) if matches_filter(s.value, op.filter)]
-        items.sort(key=lambda s: (s.namespace, s.key))
-        return [_search_item(s, None) for s in items[op.offset : op.offset + op.limit]]
+            return self._ranked(op, op.query, now)
+        want = op.offset + op.limit
+        kept: list[Keyed] = []
+        equal = pushed_down_value(op.filter)
+        after: tuple[tuple[str, ...], str] | None = None
+        while True:
+            page, after = self.memory.keyed.under(
+                op.namespace_prefix, now=now, after=after, limit=max(2 * want, 50),
+                equal=equal, keep=lambda value: matches_filter(value, op.filter),
+                enough=want - len(kept),
+            )  # fmt: skip
+            kept += page
+            if len(kept) >= want or after is None:
+                break
+        return [(k, None) for k in kept[op.offset : want]]
 
-    def _ranked(self, op: SearchOp, query: str) -> list[SearchItem]:
+    def _ranked(self, op: SearchOp, query: str, now: datetime) -> list[tuple[Keyed, float | None]]:
         want = max(op.offset + op.limit, 0)
         asked = min(max(self.candidates, 4 * want), _QUERY_CAP)
         where = pushed_down(op.filter) or None
-        category = self._sole_category(op.namespace_prefix)
+        if where and self.memory.keyed.drifted():
+            where = None  # a fact's metadata may hold an older value than its key's
+        category = self._sole_category(op.namespace_prefix, now)
         while True:
             found = self.memory.recall(
                 query, kinds=["fact"], limit=asked, where=where, category=category
             )
-            kept: dict[tuple[tuple[str, ...], str], tuple[Stored, float]] = {}
+            current = self.memory.keyed.of_facts([f.id for f in found], now=now)
+            kept: dict[tuple[tuple[str, ...], str], tuple[Keyed, float | None]] = {}
             for fact in found:
-                s = stored(fact)  # type: ignore[arg-type]  # kinds=["fact"]: only facts
-                if s is None or s.namespace[: len(op.namespace_prefix)] != op.namespace_prefix:
+                k = current.get(fact.id)
+                if k is None or k.namespace[: len(op.namespace_prefix)] != op.namespace_prefix:
                     continue
-                if matches_filter(s.value, op.filter):
-                    kept.setdefault((s.namespace, s.key), (s, fact.score))
+                if matches_filter(k.value, op.filter):
+                    kept.setdefault((k.namespace, k.key), (k, fact.score))
             if len(kept) >= want or len(found) < asked or asked >= _QUERY_CAP:
                 break
             asked = min(asked * 4, _QUERY_CAP)
-        page = list(kept.values())[op.offset : op.offset + op.limit]
-        return [_search_item(s, score) for s, score in page]
+        return list(kept.values())[op.offset : op.offset + op.limit]
 
-    def _sole_category(self, prefix: tuple[str, ...]) -> str | None:
+    def _sole_category(self, prefix: tuple[str, ...], now: datetime) -> str | None:
         """The category of the one namespace under ``prefix``, if there is just one (the usual
         ``search(("memories", user), query=...)``): recall then keeps to it inside its
         channels, before its limit, instead of ranking every item and dropping the others."""
-        # Two: enough to know "not one".
-        found = self.memory.categories(prefix=_category_head(prefix), limit=2)
-        if len(found) != 1:
-            return None
-        namespace = namespace_of(found[0])  # None: shortened, so not known whole
-        return found[0] if namespace is not None and namespace[: len(prefix)] == prefix else None
+        found = self.memory.keyed.namespaces(prefix, now=now, limit=2)  # two: "not one"
+        return category_of(found[0]) if len(found) == 1 else None
 
-    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        conditions = op.match_conditions or ()
-        # The longest literal start of a prefix condition narrows the read to its entity.
-        start: tuple[str, ...] = ()
-        for c in conditions:
-            if c.match_type == "prefix":
-                literal = tuple(c.path[: c.path.index("*")] if "*" in c.path else c.path)
-                start = max(start, literal, key=len)
-        namespaces = self._namespaces(start)
-        kept = [
-            ns
-            for ns in namespaces
-            if all(matches_namespace(ns, c.path, suffix=c.match_type == "suffix")
-                   for c in conditions)
-        ]  # fmt: skip
-        if op.max_depth is not None:
-            kept = list({ns[: op.max_depth] for ns in kept})
-        return sorted(kept)[op.offset : op.offset + op.limit]
-
-    def _namespaces(self, start: tuple[str, ...]) -> set[tuple[str, ...]]:
-        """The namespaces holding an item, under ``start``: read from the categories, and
-        from the items only where a category was too long to hold its namespace whole."""
-        found: set[tuple[str, ...]] = set()
-        shortened = False
-        for category in self.memory.categories(prefix=_category_head(start)):
-            ns = namespace_of(category)
-            shortened = shortened or ns is None
-            if ns is not None and ns[: len(start)] == start:
-                found.add(ns)
-        if shortened:
-            found |= {s.namespace for s in self._under(start)}
-        return found
+    def _adopt(self) -> None:
+        """Give the items a store wrote before the keyed table existed (chronomem before
+        schema version 16) their rows, once per store, so they read as before."""
+        if self._adopted:
+            return
+        keyed = self.memory.keyed
+        if keyed.empty() and self.memory.categories(prefix=f"{MARK}:", limit=1):
+            for s in legacy_items(self.memory):
+                keyed.adopt(s.namespace, s.key, s.value, fact_id=s.fact.id,
+                            created_at=s.created_at, updated_at=s.updated_at)  # fmt: skip
+        self._adopted = True
 
     # -- writes -------------------------------------------------------------------------------
 
-    def _write(self, op: PutOp) -> list[str]:
+    def _write(self, op: PutOp, now: datetime, *, alone: bool = False) -> list[str]:
         """Apply one put (or delete); return the ids of the facts to erase after the batch."""
         try:
-            return self._attempts(op)
+            if op.value is None:
+                return self._delete(op.namespace, op.key)
+            self._put(op, now, alone=alone)
+            return []
         except InvalidFactError as e:
             if e.field != "metadata":
                 raise
@@ -276,73 +301,54 @@ class ChronoMemStore(BaseStore):
             # named. The batch's transaction rolls back: nothing of it is written.
             raise InvalidArgumentError("value", f"{e.problem} ({_VALUE_RULE})") from e
 
-    def _attempts(self, op: PutOp) -> list[str]:
-        for attempt in range(_RETRIES):
-            try:
-                if op.value is None:
-                    return self._delete(op.namespace, op.key)
-                self._put(op)
-                return []
-            except FactNotActiveError:
-                # Another process superseded or forgot the value between our read and our
-                # write (PostgreSQL runs both at once): read again and redo, after a pause
-                # that keeps the writers of one key from colliding in lockstep.
-                if attempt == _RETRIES - 1:
-                    raise
-                time.sleep(random.uniform(0, _PAUSE * 2 ** min(attempt, 6)))
-        return []
+    def _sweep_expired(self, puts: Sequence[PutOp], now: datetime, ops: Sequence[Op]) -> None:
+        """Erase the expired, unswept items a batch puts again, before it (an erasure commits
+        its own transactions): their values must go, not stay as the new value's history.
+        A single put learns it from its own write (nothing read first); a batch reads once."""
+        if not puts or len(ops) == 1:
+            return
+        keys = [(op.namespace, op.key) for op in puts]
+        if self.memory.keyed.expired_among(keys, now=now):
+            self._sweep(now, keys)
+
+    def _sweep(self, now: datetime, only: Sequence[tuple[tuple[str, ...], str]] | None) -> int:
+        keyed = self.memory.keyed
+        return keyed.sweep(
+            now=now, reason=_EXPIRED, only=only,
+            history=lambda k: [s.fact.id for s in self._versions(k.namespace, k.key)],
+        )  # fmt: skip
 
     def _delete(self, namespace: tuple[str, ...], key: str) -> list[str]:
-        for s in self._current(namespace, key):
-            self.memory.forget(s.fact.id, reason=_DELETED)
+        self.memory.keyed.delete(namespace, key, reason=_DELETED)
         if not self.erase_on_delete:
             return []
         return [s.fact.id for s in self._versions(namespace, key)]
 
-    def _put(self, op: PutOp) -> None:
+    def _put(self, op: PutOp, now: datetime, *, alone: bool) -> None:
         assert op.value is not None  # a delete went to _delete
-        current = self._current(op.namespace, op.key)
         value = dict(op.value)
-        if not current:
-            self._remember(op.namespace, op.key, value, created_at=None)
-            return
-        *extra, latest = current
-        for s in extra:
-            self.memory.forget(s.fact.id, reason="two values were put at once; the newer won")
-        if latest.value == value:
-            return  # the value it holds: no new belief, no history entry
         content = content_of(op.key, value)
-        fields = _fields(op.namespace, op.key, value, content, latest.created_at)
-        try:
-            self.memory.supersede(latest.fact.id, content, **fields)  # type: ignore[arg-type]  # _fields' mapping holds supersede's keywords
-        except InvalidFactError as e:
-            if e.field != "content":
-                raise
-            # A new value whose text reads the same as the old one's (case, spacing):
-            # chronomem refuses that as a supersede, so the old value is forgotten instead.
-            self.memory.forget(latest.fact.id, reason="replaced by a value that reads the same")
-            self._remember(op.namespace, op.key, value, created_at=latest.created_at)
-
-    def _remember(
-        self, namespace: tuple[str, ...], key: str, value: dict[str, object], *,
-        created_at: datetime | None,
-    ) -> None:  # fmt: skip
-        content = content_of(key, value)
-        fields = _fields(namespace, key, value, content, created_at)
-        self.memory.remember(content, dedup=False, **fields)  # type: ignore[arg-type]  # _fields' mapping holds remember's keywords
+        put = functools.partial(
+            self.memory.keyed.put, op.namespace, op.key, value, content=content,
+            category=category_of(op.namespace),
+            entities=entities_of(op.namespace, op.key, content),
+            metadata=metadata_of(op.namespace, op.key, value, None),
+            expires_at=None if op.ttl is None else now + timedelta(minutes=op.ttl), ttl=op.ttl,
+            now=now,
+        )  # fmt: skip
+        if put() is None:  # its key held an expired item, not yet swept: erase it, then put
+            if not alone:  # the batch erased what had expired before it began
+                raise ChronoMemError(f"key {op.key!r} expired while the batch ran: put it again")
+            self._sweep(now, [(op.namespace, op.key)])
+            put()
 
 
-def _category_head(prefix: Sequence[str]) -> str:
-    """How the categories under ``prefix`` start (at most the bytes a shortened one keeps)."""
-    return f"{MARK}:{'.'.join(prefix)}".encode()[:_CATEGORY_HEAD].decode(errors="ignore")
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
 
 
 def _check_put(op: PutOp) -> None:
-    if op.ttl is not None:
-        raise NotImplementedError(
-            "TTL is not supported by ChronoMemStore (supports_ttl is False); put with "
-            "ttl=None: chronomem keeps an item until it is deleted"
-        )
+    check_ttl(op.ttl)
     if op.value is not None:
         if not op.namespace or op.namespace[0] == "langgraph":
             raise ValueError(f"invalid namespace {op.namespace!r} for a put")
@@ -350,25 +356,16 @@ def _check_put(op: PutOp) -> None:
             raise ValueError(f"a namespace may have at most {MAX_DEPTH} labels")
 
 
-def _fields(
-    namespace: tuple[str, ...],
-    key: str,
-    value: dict[str, object],
-    content: str,
-    created_at: datetime | None,
-) -> dict[str, object]:
-    return {
-        "category": category_of(namespace),
-        "entities": entities_of(namespace, key, content),
-        "metadata": metadata_of(namespace, key, value, created_at),
-    }
-
-
 def _item(s: Stored) -> Item:
     return Item(value=s.value, key=s.key, namespace=s.namespace, created_at=s.created_at,
                 updated_at=s.updated_at)  # fmt: skip
 
 
-def _search_item(s: Stored, score: float | None) -> SearchItem:
-    return SearchItem(namespace=s.namespace, key=s.key, value=s.value, created_at=s.created_at,
-                      updated_at=s.updated_at, score=score)  # fmt: skip
+def _item_of(k: Keyed) -> Item:
+    return Item(value=k.value, key=k.key, namespace=k.namespace, created_at=k.created_at,
+                updated_at=k.updated_at)  # fmt: skip
+
+
+def _search_item(k: Keyed, score: float | None) -> SearchItem:
+    return SearchItem(namespace=k.namespace, key=k.key, value=k.value, created_at=k.created_at,
+                      updated_at=k.updated_at, score=score)  # fmt: skip

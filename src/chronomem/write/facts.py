@@ -46,6 +46,7 @@ __all__ = [
     "insert_fact",
     "new_fact_id",
     "prepare",
+    "remember_arguments",
     "remember_fact",
 ]
 
@@ -187,7 +188,7 @@ def _remember_called(
     def arguments() -> list[object]:
         now = clock.now()
         made.append(new_fact_id(now))
-        return _function_arguments(db, owner, p, made[0], now, dedup=dedup)
+        return remember_arguments(db, owner, p, made[0], now, dedup=dedup)
 
     row = db.call("chronomem_remember", arguments)
     if row is None:
@@ -199,7 +200,7 @@ def _remember_called(
     return FactId(made[0], contradicts)
 
 
-def _function_arguments(
+def remember_arguments(
     db: Storage, owner: str, p: Prepared, fid: str, system_time: int, *, dedup: bool
 ) -> list[object]:
     """``chronomem_remember``'s arguments, in its order: what :func:`_insert_row` and

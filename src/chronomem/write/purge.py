@@ -35,6 +35,7 @@ from chronomem._checks import check_id, check_opt_text, check_text
 from chronomem._errors import DatabaseError, InvalidArgumentError, UnknownIdError
 from chronomem._model import MIN_US, Purged
 from chronomem.engine import items as table
+from chronomem.engine import keyed
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage
 from chronomem.recall.semantic.vectors import bump_epoch
@@ -176,6 +177,8 @@ def purge_rows(
             (owner, *params),
         ).fetchall()
     ]
+    # A key whose current value is purged leaves the keyed table, value and all.
+    keyed.forget_fact_rows(conn, owner, [i.rowid for i in items if i.purged_at is None])
     index = Unindexer(conn, owner)
     total = Purged()
     # Newest first: a session's later turns are tombstones by the time their earlier ones go,
@@ -308,6 +311,7 @@ def erase_owner(conn: Conn, owner: str) -> Purged:
     conn.dialect.settle(conn)  # SQLite's journaled counts join the stored ones, all deleted
     for counters in tables:
         conn.execute(f"DELETE FROM {counters} WHERE owner = ?", (owner,))
+    keyed.erase_owner_rows(conn, owner)
     conn.execute("DELETE FROM chronomem_facts WHERE owner = ?", (owner,))
     return Purged(facts, episodes, links, entities, claims, postings, vectors)
 

@@ -16,12 +16,13 @@ from chronomem._errors import (
 )
 from chronomem._model import FactId
 from chronomem.engine import items as table
+from chronomem.engine import keyed
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage
 from chronomem.write.facts import Prepared, SystemClock, insert_fact, new_fact_id
 from chronomem.write.unindex import forget_from_context
 
-__all__ = ["forget_item", "supersede_fact"]
+__all__ = ["forget_in", "forget_item", "supersede_fact", "supersede_in"]
 
 
 def supersede_fact(
@@ -34,18 +35,24 @@ def supersede_fact(
     the belief changed, from a later time.
     """
     with db.write() as conn:
-        active = _active(conn, owner, old_id, superseding=True)
-        if active.content_key == p.content_key:
-            raise InvalidFactError(
-                "content", f"is what {old_id!r} already says (after normalisation)"
-            )
-        now = clock.now()
-        start = p.data.valid_from if p.data.valid_from is not None else now
-        if start < active.valid_from:
-            raise InvalidFactError("valid_from", "is earlier than the superseded fact's")
-        new_id = new_fact_id(now)
-        table.end_belief(conn, active.rowid, until=start, now=now, successor=new_id)
-        return insert_fact(conn, owner, p, system_time=now, fact_id=new_id)
+        # A keyed fact superseded from outside its keyed face leaves its key (the successor
+        # is a fact of its own, not a value put under the key).
+        keyed.forget_fact_ids(conn, owner, [old_id])
+        return supersede_in(conn, owner, old_id, p, clock=clock)
+
+
+def supersede_in(conn: Conn, owner: str, old_id: str, p: Prepared, *, clock: SystemClock) -> FactId:
+    """:func:`supersede_fact` inside the caller's write transaction."""
+    active = _active(conn, owner, old_id, superseding=True)
+    if active.content_key == p.content_key:
+        raise InvalidFactError("content", f"is what {old_id!r} already says (after normalisation)")
+    now = clock.now()
+    start = p.data.valid_from if p.data.valid_from is not None else now
+    if start < active.valid_from:
+        raise InvalidFactError("valid_from", "is earlier than the superseded fact's")
+    new_id = new_fact_id(now)
+    table.end_belief(conn, active.rowid, until=start, now=now, successor=new_id)
+    return insert_fact(conn, owner, p, system_time=now, fact_id=new_id)
 
 
 def forget_item(
@@ -54,10 +61,18 @@ def forget_item(
     """Mark the active fact or episode ``item_id`` forgotten: it leaves recall (and, for an
     episode, the context of the turns after it) and stays in the record."""
     with db.write() as conn:
-        active = _active(conn, owner, item_id)
-        table.mark_forgotten(conn, active.rowid, reason=reason, now=clock.now())
-        if active.kind == "episode":
-            forget_from_context(conn, owner, active.rowid)
+        keyed.forget_fact_ids(conn, owner, [item_id])  # a forgotten value leaves its key
+        forget_in(conn, owner, item_id, reason, clock=clock)
+
+
+def forget_in(
+    conn: Conn, owner: str, item_id: str, reason: str | None, *, clock: SystemClock
+) -> None:
+    """:func:`forget_item` inside the caller's write transaction."""
+    active = _active(conn, owner, item_id)
+    table.mark_forgotten(conn, active.rowid, reason=reason, now=clock.now())
+    if active.kind == "episode":
+        forget_from_context(conn, owner, active.rowid)
 
 
 def _active(conn: Conn, owner: str, item_id: str, *, superseding: bool = False) -> table.ActiveRow:

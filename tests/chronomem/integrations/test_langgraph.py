@@ -50,15 +50,28 @@ def test_put_supersedes_and_keeps_history(mem: ChronoMem) -> None:
     assert mem.stats()["superseded"] == 1
 
 
-def test_a_value_that_reads_the_same_still_replaces(mem: ChronoMem) -> None:
-    """chronomem refuses a supersede whose text is the old text; the store forgets and writes."""
+def test_a_value_whose_text_reads_the_same_changes_in_place(mem: ChronoMem) -> None:
+    """A new value whose text chronomem reads as the old one's (case and spacing)
+    writes no fact: the key's row alone changes (issue 40 item 2), and a get,
+    a search and the history show the new value."""
     store = ChronoMemStore(mem)
-    store.put(ALICE, "name", {"name": "Alice"})
-    store.put(ALICE, "name", {"name": "ALICE"})
+    store.put(ALICE, "name", {"name": "Alice", "rank": 2})
+    first = mem.keyed.get(ALICE, "name", now=None)
+    store.put(ALICE, "name", {"name": "ALICE ", "rank": 2})
+    store.put(ALICE, "name", {"name": "ALICE", "rank": 2})
     item = store.get(ALICE, "name")
     assert item is not None
-    assert item.value == {"name": "ALICE"}
-    assert [i.value["name"] for i in store.history(ALICE, "name")] == ["Alice", "ALICE"]
+    assert item.value == {"name": "ALICE", "rank": 2}
+    assert store.search(ALICE, filter={"rank": 2})[0].value == item.value
+    assert [i.value for i in store.search(ALICE, query="alice")] == [item.value]
+    assert [i.value for i in store.history(ALICE, "name")] == [item.value]
+    assert mem.stats()["active"] == 1
+    assert mem.stats()["superseded"] == 0
+    now = mem.keyed.get(ALICE, "name", now=None)
+    assert first is not None
+    assert now is not None
+    assert now.fact_id == first.fact_id
+    assert now.created_at == first.created_at < now.updated_at
 
 
 def test_delete_forgets_and_a_new_put_starts_again(mem: ChronoMem) -> None:
@@ -195,13 +208,17 @@ def test_a_batch_reads_before_it_writes_and_the_last_put_wins(mem: ChronoMem) ->
     assert [i.value for i in store.history(ALICE, "k")] == [{"v": 0}, {"v": 2}]
 
 
-def test_ttl_is_refused_and_namespaces_checked(mem: ChronoMem) -> None:
+def test_bad_ttls_are_refused_and_namespaces_checked(mem: ChronoMem) -> None:
     store = ChronoMemStore(mem)
-    assert store.supports_ttl is False
-    with pytest.raises(NotImplementedError, match="TTL"):
-        store.put(ALICE, "k", {"v": 1}, ttl=5)
-    with pytest.raises(NotImplementedError, match="TTL"):
-        store.batch([PutOp(ALICE, "k", {"v": 1}, ttl=5.0)])
+    assert store.supports_ttl is True
+    for ttl in (0, -1.0, float("nan"), float("inf"), True, "5"):
+        with pytest.raises(ValueError, match="ttl"):
+            store.batch([PutOp(ALICE, "k", {"v": 1}, ttl=ttl)])  # type: ignore[arg-type]  # wrong on purpose
+    assert store.search(()) == []
+    with pytest.raises(ValueError, match="default_ttl"):
+        ChronoMemStore(mem, ttl={"default_ttl": -5})
+    with pytest.raises(ValueError, match="unknown"):
+        ChronoMemStore(mem, ttl={"default_tll": 5})  # type: ignore[arg-type]  # a typo on purpose
     with pytest.raises(InvalidNamespaceError):
         store.batch([PutOp(("a.b",), "k", {"v": 1})])  # a period would address ("a", "b")
     with pytest.raises(InvalidNamespaceError):
@@ -321,3 +338,28 @@ def _nested(depth: int) -> dict[str, Any]:
     for _ in range(depth):
         value = {"x": value}
     return value
+
+
+def test_items_written_before_the_keyed_table_are_adopted(mem: ChronoMem) -> None:
+    """A memory upgraded from a schema before the keyed table holds items as facts alone
+    (an entity per namespace prefix, no row): the store gives them rows on its first call."""
+    from chronomem.integrations._langgraph_records import (
+        category_of,
+        key_entity,
+        metadata_of,
+        prefix_entity,
+    )
+
+    for key, text in [("k1", "likes tea"), ("k2", "likes coffee")]:
+        names = [key_entity(ALICE, key), *(prefix_entity(ALICE[:n]) for n in range(3))]
+        mem.remember(text, category=category_of(ALICE), entities=names, dedup=False,
+                     metadata=metadata_of(ALICE, key, {"text": text}, None))  # fmt: skip
+    assert mem.keyed.empty()
+    store = ChronoMemStore(mem)
+    got = store.get(ALICE, "k1")
+    assert got is not None
+    assert got.value == {"text": "likes tea"}
+    assert [i.key for i in store.search(ALICE)] == ["k1", "k2"]
+    assert store.list_namespaces() == [ALICE]
+    store.put(ALICE, "k1", {"text": "likes green tea"})
+    assert [i.value["text"] for i in store.history(ALICE, "k1")] == ["likes tea", "likes green tea"]

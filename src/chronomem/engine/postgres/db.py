@@ -437,6 +437,21 @@ class PostgresDatabase:
                 raise DatabaseError(f"write failed on {self.path}: {e}") from e
             raise
 
+    @contextlib.contextmanager
+    def statement(self) -> Iterator[PostgresConnection]:
+        """One read statement on an autocommit connection, its own snapshot, in one round
+        trip (see :class:`Storage`). A borrowed pool's connections may have another
+        ``search_path``, which only a transaction can set: there it is :meth:`read`."""
+        outer = getattr(self._local, "conn", None)
+        if outer is not None or not self._owns_pool:
+            with self.read() as conn:
+                yield conn
+            return
+        with self._translated("read"), self._pool.connection() as raw, _autocommit(raw):
+            reader = PostgresConnection(raw)
+            reader.vector_space = self.vector_space
+            yield reader
+
     def call(self, function: str, arguments: Callable[[], Sequence[Any]]) -> tuple[Any, ...] | None:
         """Call chronomem's ``function`` in this memory's schema as a transaction of its own:
         one statement on an autocommit connection, so neither BEGIN nor COMMIT is sent, and

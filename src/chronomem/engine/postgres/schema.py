@@ -341,8 +341,110 @@ INSERT INTO chronomem_settings (key, value)
     VALUES ('uses_since', (extract(epoch FROM clock_timestamp()) * 1000000)::bigint::text)
 """
 
+# Version 13 (issue 40 item 2, issue 41 item 1): the keyed table and its namespaces' counts, as on SQLite
+# (engine/keyed.py), in byte order, and ``chronomem_keyed_put``: a put of a new key (through
+# version 11's remember function), of its value again, or of a value whose text is the same,
+# in one call, one round trip; a put that changes the text is left to the statements (a
+# supersede). Self-contained: two tables, their indexes and the function.
+_KEYED = """
+CREATE TABLE chronomem_keyed (
+    owner text NOT NULL,
+    space text COLLATE "C" NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    fact_id text NOT NULL,
+    value text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    expires_at bigint,
+    ttl float8,
+    drifted integer NOT NULL DEFAULT 0,
+    PRIMARY KEY (owner, space, key)
+);
+CREATE INDEX chronomem_keyed_by_fact ON chronomem_keyed(fact_id);
+CREATE INDEX chronomem_keyed_expiring ON chronomem_keyed(owner, expires_at)
+    WHERE expires_at IS NOT NULL;
+CREATE INDEX chronomem_keyed_drifted ON chronomem_keyed(drifted, owner) WHERE drifted = 1;
+CREATE TABLE chronomem_keyed_spaces (
+    owner text NOT NULL,
+    space text COLLATE "C" NOT NULL,
+    items bigint NOT NULL,
+    PRIMARY KEY (owner, space)
+);
+CREATE FUNCTION chronomem_keyed_put(
+    p_space text, p_key text, p_item text, p_expires bigint, p_ttl float8, p_now bigint,
+    p_lock text,
+    p_owner text, p_id text, p_content text, p_category text, p_trust float8,
+    p_confidence float8, p_source text, p_metadata text, p_entities text, p_terms text,
+    p_attr text, p_value text, p_system_time bigint, p_valid_from bigint, p_content_key text,
+    p_dedup_lock text, p_keys text[], p_names text[], p_rename boolean, p_body text,
+    p_fields text, p_distinct text[], p_length float8, p_vector bytea,
+    OUT outcome text, OUT fact_id text, OUT created_at bigint, OUT updated_at bigint,
+    OUT conflict_ids text[], OUT conflict_values text[])
+LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan AS $fn$
+DECLARE
+    v_fact text;
+    v_value text;
+    v_created bigint;
+    v_updated bigint;
+    v_expires bigint;
+    v_ttl float8;
+    v_known text;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended(p_lock, 0));
+    SELECT k.fact_id, k.value, k.created_at, k.updated_at, k.expires_at, k.ttl
+    INTO v_fact, v_value, v_created, v_updated, v_expires, v_ttl
+    FROM chronomem_keyed k WHERE k.owner = p_owner AND k.space = p_space AND k.key = p_key;
+    IF v_fact IS NULL THEN
+        SELECT r.conflict_ids, r.conflict_values INTO conflict_ids, conflict_values
+        FROM chronomem_remember(p_owner, p_id, p_content, p_category, p_trust, p_confidence,
+            p_source, p_metadata, p_entities, p_terms, p_attr, p_value, p_system_time,
+            p_valid_from, p_content_key, p_dedup_lock, p_keys, p_names, p_rename, p_body,
+            p_fields, p_distinct, p_length, p_vector) r;
+        INSERT INTO chronomem_keyed (owner, space, key, fact_id, value, created_at,
+            updated_at, expires_at, ttl, drifted)
+        VALUES (p_owner, p_space, p_key, p_id, p_item, p_system_time, p_system_time,
+            p_expires, p_ttl, 0);
+        INSERT INTO chronomem_keyed_spaces (owner, space, items) VALUES (p_owner, p_space, 1)
+        ON CONFLICT (owner, space) DO UPDATE SET items = chronomem_keyed_spaces.items + 1;
+        outcome := 'new';
+        fact_id := p_id;
+        created_at := p_system_time;
+        updated_at := p_system_time;
+        RETURN;
+    END IF;
+    fact_id := v_fact;
+    created_at := v_created;
+    IF p_now IS NOT NULL AND v_expires IS NOT NULL AND v_expires <= p_now THEN
+        outcome := 'expired';
+        RETURN;
+    END IF;
+    IF v_value = p_item THEN
+        IF v_expires IS DISTINCT FROM p_expires OR v_ttl IS DISTINCT FROM p_ttl THEN
+            UPDATE chronomem_keyed SET expires_at = p_expires, ttl = p_ttl
+            WHERE owner = p_owner AND space = p_space AND key = p_key;
+        END IF;
+        outcome := 'same';
+        updated_at := v_updated;
+        RETURN;
+    END IF;
+    SELECT f.content_key INTO v_known FROM chronomem_facts f WHERE f.id = v_fact;
+    IF v_known IS NOT DISTINCT FROM p_content_key THEN
+        UPDATE chronomem_keyed SET value = p_item, updated_at = p_system_time,
+            expires_at = p_expires, ttl = p_ttl, drifted = 1
+        WHERE owner = p_owner AND space = p_space AND key = p_key;
+        outcome := 'drifted';
+        updated_at := p_system_time;
+        RETURN;
+    END IF;
+    outcome := 'changed';
+END
+$fn$
+"""
+
 # Index i holds the statements that take the schema from version i to i + 1.
-_MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12)
+_MIGRATIONS: tuple[str, ...] = (
+    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _KEYED,
+)  # fmt: skip
 # The data steps (carried out by the write path) after a step's statements.
 _DATA_AFTER = {
     _V3: DataStep.REINDEX,

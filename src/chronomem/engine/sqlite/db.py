@@ -285,6 +285,18 @@ class Database:
                 with contextlib.suppress(sqlite3.Error):
                     self.conn.execute("COMMIT")
 
+    @contextlib.contextmanager
+    def statement(self) -> Iterator[SQLiteConnection]:
+        """One read statement in autocommit mode, its own snapshot (see :class:`Storage`):
+        a quarter of :meth:`read`'s statements for a read of one row."""
+        with self.lock:
+            if not self._depth:
+                self._refuse_if_closed()
+            try:
+                yield self.conn
+            except sqlite3.Error as e:
+                raise DatabaseError(f"read failed: {e}") from e
+
     def call(self, function: str, arguments: Callable[[], Sequence[Any]]) -> tuple[Any, ...] | None:
         """``None``: a SQLite file keeps no functions of chronomem's (a write's statements
         are calls in this process, with no server to wait for)."""

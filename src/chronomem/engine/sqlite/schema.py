@@ -294,6 +294,38 @@ INSERT INTO chronomem_settings (key, value)
                                AS TEXT))
 """
 
+# Version 16 (issue 40 item 2, issue 41 item 1): a key-value face over facts. Each (owner, namespace, key)
+# names the fact holding its current value, the value beside it (a get reads one row), when it
+# expires; the namespaces are counted in a table of their own, in the same transaction (listing
+# them reads only that table). See engine/keyed.py. Self-contained: it creates two tables and
+# their indexes, and reads nothing of the steps before it.
+_KEYED = """
+CREATE TABLE chronomem_keyed (
+    owner TEXT NOT NULL,
+    space TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fact_id TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    ttl REAL,
+    drifted INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (owner, space, key)
+) WITHOUT ROWID;
+CREATE INDEX chronomem_keyed_by_fact ON chronomem_keyed(fact_id);
+CREATE INDEX chronomem_keyed_expiring ON chronomem_keyed(owner, expires_at)
+    WHERE expires_at IS NOT NULL;
+CREATE INDEX chronomem_keyed_drifted ON chronomem_keyed(drifted, owner) WHERE drifted = 1;
+CREATE TABLE chronomem_keyed_spaces (
+    owner TEXT NOT NULL,
+    space TEXT NOT NULL,
+    items INTEGER NOT NULL,
+    PRIMARY KEY (owner, space)
+) WITHOUT ROWID
+"""
+
+
 # Index i holds the step that takes the schema from version i to i + 1.
 _MIGRATIONS: tuple[Step, ...] = (
     _script(_V1),
@@ -313,6 +345,7 @@ _MIGRATIONS: tuple[Step, ...] = (
     _script(_V13),
     _v14,
     _script(_V15),
+    _script(_KEYED),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
