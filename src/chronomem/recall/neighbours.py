@@ -14,7 +14,8 @@ the static model: R@1 0.503 -> 0.513, R@10 0.847 -> 0.864, R@5 unchanged; a shar
 of the first 30 turns lowered R@10 again. Facts carry no conversation order and lend nothing.
 
 One statement by the episodes' ``(owner, session, seq)`` index and the view's own filter, so a
-neighbour the view hides (another kind, a forgotten turn, another time) is never lent a score.
+neighbour the view hides (another kind, a forgotten turn, another time) is never lent a score,
+nor is a purged turn's tombstone (which keeps its place in the session, and nothing said).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def with_neighbours(
             WHERE c.rowid IN ({among}) AND c.kind = 'episode' AND f.kind = 'episode'
               AND f.session = c.session
               AND f.seq BETWEEN c.seq - ? AND c.seq + ? AND f.rowid <> c.rowid
-              AND {where}""",
+              AND f.purged_at IS NULL AND {where}""",
         [*lenders, NEIGHBOUR_REACH, NEIGHBOUR_REACH, *params],
     ).fetchall()
     scores = dict(ranking)

@@ -92,3 +92,11 @@ def test_reach_order_and_view(memory_target: MemoryTarget) -> None:
         facts_only = View(owner=mem.owner, now=time.time_ns(), kinds=("fact",))
         assert _lent(mem, "turn 3", facts_only) == {}
         assert _lent(mem, "turn 3", View(owner="someone else", now=time.time_ns())) == {}
+
+
+def test_a_purged_turn_is_lent_nothing(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
+        ids = [mem.remember_episode(f"turn {i}", speaker="Ana", session="s") for i in range(3)]
+        mem.purge(ids[2], reason="asked to")
+        lent = _lent(mem, "turn 1", View(owner=mem.owner, now=time.time_ns()))
+        assert lent == {"turn 0": neighbours.NEIGHBOUR_SHARE}, "not the tombstone"

@@ -341,11 +341,11 @@ INSERT INTO chronomem_settings (key, value)
     VALUES ('uses_since', (extract(epoch FROM clock_timestamp()) * 1000000)::bigint::text)
 """
 
-# Version 13 (issue 40 item 2, issue 41 item 1): the keyed table and its namespaces' counts, as on SQLite
-# (engine/keyed.py), in byte order, and ``chronomem_keyed_put``: a put of a new key (through
-# version 11's remember function), of its value again, or of a value whose text is the same,
-# in one call, one round trip; a put that changes the text is left to the statements (a
-# supersede). Self-contained: two tables, their indexes and the function.
+# Version 13 (issue 40 item 2, issue 41 item 1): the keyed table and its namespaces' counts, as on
+# SQLite (engine/keyed.py), in byte order, and ``chronomem_keyed_put``: a put of a new key (through
+# version 11's remember function), of its value again, or of a value whose text is the same, in one
+# call, one round trip; a put that changes the text is left to the statements (a supersede). Self-
+# contained: two tables, their indexes and the function.
 _KEYED = """
 CREATE TABLE chronomem_keyed (
     owner text NOT NULL,

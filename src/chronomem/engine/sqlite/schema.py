@@ -294,11 +294,11 @@ INSERT INTO chronomem_settings (key, value)
                                AS TEXT))
 """
 
-# Version 16 (issue 40 item 2, issue 41 item 1): a key-value face over facts. Each (owner, namespace, key)
-# names the fact holding its current value, the value beside it (a get reads one row), when it
-# expires; the namespaces are counted in a table of their own, in the same transaction (listing
-# them reads only that table). See engine/keyed.py. Self-contained: it creates two tables and
-# their indexes, and reads nothing of the steps before it.
+# Version 16 (issue 40 item 2, issue 41 item 1): a key-value face over facts. Each (owner,
+# namespace, key) names the fact holding its current value, the value beside it (a get reads one
+# row), when it expires; the namespaces are counted in a table of their own, in the same transaction
+# (listing them reads only that table). See engine/keyed.py. Self-contained: it creates two tables
+# and their indexes, and reads nothing of the steps before it.
 _KEYED = """
 CREATE TABLE chronomem_keyed (
     owner TEXT NOT NULL,
