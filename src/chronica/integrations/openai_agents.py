@@ -203,7 +203,7 @@ class ChronicaSession:
         batch: list[Any] = list(items)
         call = self._claim_call(batch)
         try:
-            await _finish(_in_thread(self._add, batch, call, True))
+            await _finish(_in_thread(self._record, batch, call, True))
         except UnmappableItemError:
             raise
         except BaseException:
@@ -254,9 +254,13 @@ class ChronicaSession:
             "list[TResponseInputItem]", decoded([held for _, held in self._log.live(limit)])
         )
 
-    def _add(self, batch: list[Any], call: int, clear: bool = False) -> None:
-        """Record the batch as one ``record_acta``: one transaction on a batch store; with
-        ``clear``, after a clear marker in the same write (see :meth:`_atomic_replace_items`).
+    def _add(self, batch: list[Any], call: int) -> None:
+        """Record the batch as one ``record_acta``: one transaction on a batch store."""
+        self._record(batch, call, False)
+
+    def _record(self, batch: list[Any], call: int, clear: bool) -> None:
+        """Record the batch as one ``record_acta``; with ``clear``, after a clear marker in
+        the same write (see :meth:`_atomic_replace_items`).
 
         chronica checks every actum before it writes any, so an item it refuses stores
         nothing; only then are the items checked one by one, to name the one refused.
