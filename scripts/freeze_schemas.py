@@ -73,6 +73,8 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("chronomem", "postgres", 13, "9da289ec36b56d35f5eb70c7109c359633968f46"),
     ("chronica", "sqlite", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
     ("chronica", "sqlite", 2, "f93cda7da764eab98f8f93f0f99888258d2d73ae"),
+    # The lean acta layout (issue 40): positions are rowids.
+    ("chronica", "sqlite", 3, "d4f45943012b666e03abb921cb8f698757a64692"),
     ("chronica", "postgres", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
     ("chronica", "postgres", 2, "f93cda7da764eab98f8f93f0f99888258d2d73ae"),
 )

@@ -68,6 +68,8 @@ def _text_problem(value: str) -> str | None:
     """Say what makes ``value`` unstorable text, or return None if it is fine."""
     if "\x00" in value:
         return "contains a NUL character"
+    if value.isascii():  # a scan without a copy: most text is ASCII, never a lone surrogate
+        return None
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -183,7 +185,7 @@ def _check_actum_text(field: str, value: object, *, required: bool, limit: int) 
 
 
 def _check_metadata(metadata: object) -> FrozenDict:
-    if not isinstance(metadata, Mapping):
+    if type(metadata) is not dict and not isinstance(metadata, Mapping):  # dict: no ABC check
         raise ChronicaTypeError("actum.metadata", "a mapping", metadata)
     if not metadata:
         return EMPTY
@@ -202,20 +204,26 @@ def _check_metadata(metadata: object) -> FrozenDict:
         metadata, MAX_METADATA_DEPTH
     ):
         raise InvalidActumError("metadata", f"is nested deeper than {MAX_METADATA_DEPTH} levels")
-    if any(not isinstance(key, str) for key in metadata):
-        raise InvalidActumError("metadata", "keys must be strings")
+    # A copy of frozen JSON types, detached from any object the caller might mutate later:
+    # walked for small plain metadata (which checks every key is a str on the way), else
+    # round-tripped through the JSON just encoded.
+    copy = frozen_copy(metadata) if type(metadata) is dict else None
+    if copy is None:
+        if any(not isinstance(key, str) for key in metadata):
+            raise InvalidActumError("metadata", "keys must be strings")
+        copy = load_metadata(encoded)
     # The encoder escapes every NUL in a key or string as \u0000, so the text holds none and
     # only a lone surrogate can keep it from being UTF-8; the walk for an escaped NUL runs
-    # only when the text has one.
-    try:
-        size = len(encoded.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise InvalidActumError(
-            "metadata", "contains a lone surrogate (not valid Unicode text)"
-        ) from None
-    # A copy of frozen JSON types, detached from any object the caller might mutate later:
-    # walked for small plain metadata, else round-tripped through the JSON just encoded.
-    copy = (frozen_copy(metadata) if type(metadata) is dict else None) or load_metadata(encoded)
+    # only when the text has one. ASCII text is its own UTF-8, checked without a copy.
+    if encoded.isascii():
+        size = len(encoded)
+    else:
+        try:
+            size = len(encoded.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise InvalidActumError(
+                "metadata", "contains a lone surrogate (not valid Unicode text)"
+            ) from None
     if "\\u0000" in encoded:
         problem = _nul_in_json(copy)
         if problem:

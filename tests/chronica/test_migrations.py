@@ -128,7 +128,9 @@ def test_a_version_1_sqlite_file_is_migrated_with_nothing_lost(sqlite_path: Path
             ("dinner", "bea"),  # created by _assert_migrated, after the migrated ones
         ]
     with sqlite3.connect(sqlite_path) as raw:
-        assert raw.execute("SELECT version FROM chronica_schema").fetchall() == [(2,)]
+        assert raw.execute("SELECT version FROM chronica_schema").fetchall() == [
+            (_sqlite_schema.SCHEMA_VERSION,)
+        ]
         assert raw.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert raw.execute("PRAGMA foreign_key_check").fetchall() == []
     raw.close()

@@ -326,6 +326,8 @@ def _storable(text: str) -> bool:
     """Whether ``text`` can be an actum's content: not blank, no NUL, no lone surrogate."""
     if "\x00" in text or not text.strip():
         return False
+    if text.isascii():  # never a lone surrogate, checked without a copy
+        return True
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -358,7 +360,8 @@ def _encode(index: int, item_type: str | None, item: Any) -> str:
     try:
         encoded = _as_text(item)
         try:  # JSON escapes NUL and is never blank: only a lone surrogate makes it unstorable
-            encoded.encode("utf-8")
+            if not encoded.isascii():
+                encoded.encode("utf-8")
         except UnicodeEncodeError:  # JSON's \u escapes carry it, as text cannot
             encoded = _as_ascii(item)
     except (TypeError, ValueError, RecursionError) as e:

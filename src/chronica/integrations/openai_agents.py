@@ -13,7 +13,9 @@ each item as an actum of a meaningful kind (see :mod:`chronica.integrations._ope
 
 **Append-only.** Nothing is ever deleted. ``pop_item`` records a retraction (a ``SYSTEM``
 message naming the actum it takes back) and ``clear_session`` a clear marker; the adapter's
-reads honour both, and the chronicum keeps everything for the audit trail.
+reads honour both, and the chronicum keeps everything for the audit trail. The SDK's
+``OpenAIResponsesCompactionSession`` rewrites a session it wraps through
+``_atomic_replace_items``: a clear marker and the compacted items in one write.
 
 **Memory.** Given ``memory=`` (chronomem's ``ChronoMem``, or anything with the methods of
 :class:`chronica.integrations.memory.SessionMemory`), every write is followed by indexing what
@@ -46,6 +48,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from chronica import (
     Actum,
+    BatchStore,
     Chronicarius,
     ChronicaTypeError,
     ChronicumNotFoundError,
@@ -184,6 +187,30 @@ class ChronicaSession:
             self._remember_failure(batch, call)
             raise
 
+    async def _atomic_replace_items(self, items: list[TResponseInputItem]) -> bool:
+        """Show ``items`` as the whole session from now on, in one write; True once done.
+
+        The SDK's ``OpenAIResponsesCompactionSession`` calls this hook (it looks for it on
+        the session's type) to put a compacted history in place of the session's. Here that
+        is a clear marker followed by ``items``, recorded as one ``record_acta``: on a
+        :class:`chronica.BatchStore` one transaction, so no reader ever sees the session
+        empty between the clear and the rewrite, and a failure changes nothing. Nothing is
+        deleted: the items before stay in the chronicum's record. On any other store it
+        answers False, and the SDK clears and adds in two calls.
+        """
+        if not isinstance(self._store, BatchStore):
+            return False
+        batch: list[Any] = list(items)
+        call = self._claim_call(batch)
+        try:
+            await _finish(_in_thread(self._record, batch, call, True))
+        except UnmappableItemError:
+            raise
+        except BaseException:
+            self._remember_failure(batch, call)
+            raise
+        return True
+
     async def pop_item(self) -> TResponseInputItem | None:
         """Retract the latest item and return it; None if the session has none.
 
@@ -228,7 +255,12 @@ class ChronicaSession:
         )
 
     def _add(self, batch: list[Any], call: int) -> None:
-        """Record the batch as one ``record_acta``: one transaction on a batch store.
+        """Record the batch as one ``record_acta``: one transaction on a batch store."""
+        self._record(batch, call, False)
+
+    def _record(self, batch: list[Any], call: int, clear: bool) -> None:
+        """Record the batch as one ``record_acta``; with ``clear``, after a clear marker in
+        the same write (see :meth:`_atomic_replace_items`).
 
         chronica checks every actum before it writes any, so an item it refuses stores
         nothing; only then are the items checked one by one, to name the one refused.
@@ -237,11 +269,15 @@ class ChronicaSession:
             item_actum(i, item, chronicum_id=self.session_id, owner=self._owner, agent=self._agent)
             for i, item in enumerate(batch)
         ]
-        keys = [f"{_KEY}:{self._nonce}:{call:012}:{i:06}" for i in range(len(acta))]
+        prefix = f"{_KEY}:{self._nonce}:{call:012}:"
+        keys = [f"{prefix}{i:06}" for i in range(len(acta))]
+        if clear:
+            acta.insert(0, clear_marker(self.session_id, self._agent))
+            keys.insert(0, f"{prefix}clear")
         try:
             stored = self._chronicarius.record_acta(self._owner, acta, idempotency_keys=keys)
         except (InvalidActumError, ChronicaTypeError):
-            for i, actum in enumerate(acta):
+            for i, actum in enumerate(acta[1:] if clear else acta):
                 check(i, actum)  # raises the error that names the refused item
             raise
         self._log.wrote(stored)

@@ -2,9 +2,10 @@
 the functions that run them on one connection.
 
 Every read is an index range: an owner's chronica through ``UNIQUE (owner_id, id)``, a
-chronicum's acta through ``chronica_acta_by_seq (owner_id, chronicum_id, seq)``, walked from
-a cursor for one page, so a 100,000-acta chronicum costs what one page costs. Counts read
-the last position of each chronicum (positions have no gaps) rather than counting rows.
+chronicum's acta through their rowid range (an actum's rowid is its chronicum's number
+shifted up, plus its position: see ``POSITION_BITS``), walked from a cursor for one page, so
+a 100,000-acta chronicum costs what one page costs. Counts read the last position of each
+chronicum (positions have no gaps) rather than counting rows.
 """
 
 from __future__ import annotations
@@ -29,26 +30,30 @@ __all__ = [
     "find_actum",
 ]
 
-_LAST_SEQ = (
-    "SELECT max(seq) FROM chronica_acta a WHERE a.owner_id = c.owner_id AND a.chronicum_id = c.id"
-)
+_IN_RANGE = f"a.pos BETWEEN {sql.FIRST} AND {sql.LAST}"
+_LAST_SEQ = f"SELECT max(a.pos) - {sql.FIRST} FROM chronica_acta a WHERE {_IN_RANGE}"
 _CHRONICA_PAGE = f"""
     SELECT c.id, c.owner_id, c.created_at, coalesce(({_LAST_SEQ}), 0),
-           (SELECT a.at FROM chronica_acta a
-             WHERE a.owner_id = c.owner_id AND a.chronicum_id = c.id ORDER BY a.seq DESC LIMIT 1)
+           (SELECT a.at FROM chronica_acta a WHERE {_IN_RANGE} ORDER BY a.pos DESC LIMIT 1)
     FROM chronica_chronica c WHERE c.owner_id = ? ORDER BY c.num DESC LIMIT ? OFFSET ?
 """
 _COUNTS = f"""
     SELECT count(*), coalesce(sum(({_LAST_SEQ})), 0)
     FROM chronica_chronica c WHERE c.owner_id = ?
 """
-_FIND = f"SELECT chronicum_id, seq, {sql.COLUMNS} FROM chronica_acta WHERE id = ? AND owner_id = ?"
+_ACTA_COLUMNS = ", ".join(f"a.{name}" for name in sql.COLUMNS.split(", "))
+_FIND = f"""
+    SELECT c.id, a.pos - {sql.FIRST}, {_ACTA_COLUMNS}
+    FROM chronica_acta a JOIN chronica_chronica c ON c.num = a.chronicum
+    WHERE a.id = ? AND c.owner_id = ?
+"""
 
 
 def _columns(preview_chars: int) -> str:
-    """``seq``, content length, then ``COLUMNS`` with content cut to ``preview_chars`` if > 0."""
+    """The position (``pos`` less the chronicum's base, the first parameter), content
+    length, then ``COLUMNS`` with content cut to ``preview_chars`` if > 0."""
     content = f"substr(content, 1, {int(preview_chars)})" if preview_chars > 0 else "content"
-    return f"seq, length(content), id, kind, actor_kind, actor, {content}, metadata, at"
+    return f"pos - ?1, length(content), id, kind, actor_kind, actor, {content}, metadata, at"
 
 
 def _filters(kinds: Sequence[str], actors: Sequence[str]) -> tuple[str, list[Any]]:
@@ -89,35 +94,40 @@ def acta_page(
     preview_chars: int,
 ) -> ActaPage:
     """A page of one window (see :meth:`chronica.BrowsableStore.acta_page`)."""
-    if conn.execute(sql.CHRONICUM, (owner_id, chronicum_id)).fetchone() is None:
+    found = conn.execute(sql.CHRONICUM_NUM, (owner_id, chronicum_id)).fetchone()
+    if found is None:
         raise ChronicumNotFoundError(chronicum_id)
+    # Positions are rowids less the chronicum's base: every query names the base first (?1),
+    # and its range (positions 1 to 2**32 - 1) as ?2 and ?3.
+    base = found[0] << 32
     cond, params = _filters(kinds, actors)
-    key = [owner_id, chronicum_id]
+    key = [base, base + 1, base + 0xFFFFFFFF]
     first = 0
     if last_n > 0:  # the window starts at the last_n-th newest actum that passes
         row = conn.execute(
-            "SELECT seq FROM chronica_acta WHERE owner_id = ? AND chronicum_id = ?"
-            f"{cond} ORDER BY seq DESC LIMIT 1 OFFSET ?",
+            "SELECT pos - ?1 FROM chronica_acta WHERE pos BETWEEN ?2 AND ?3"
+            f"{cond} ORDER BY pos DESC LIMIT 1 OFFSET ?",
             (*key, *params, last_n - 1),
         ).fetchone()
         first = int(row[0]) if row else 0
-    scope = f"FROM chronica_acta WHERE owner_id = ? AND chronicum_id = ?{cond} AND seq >= ?"
-    base = (*key, *params, first)
+    scope = f"FROM chronica_acta WHERE pos BETWEEN ?2 AND ?3{cond} AND pos >= ? + ?1"
+    start = (*key, *params, first)
     columns = _columns(preview_chars)
     more_before = more_after = False
     if after is not None:
         rows = conn.execute(
-            f"SELECT {columns} {scope} AND seq > ? ORDER BY seq LIMIT ?", (*base, after, limit + 1)
+            f"SELECT {columns} {scope} AND pos > ? + ?1 ORDER BY pos LIMIT ?",
+            (*start, min(after, 2**32), limit + 1),
         ).fetchall()
         more_after, rows = len(rows) > limit, rows[:limit]
     else:
-        end = before if before is not None else 2**62
+        end = min(before, 2**32) if before is not None else 2**32
         rows = conn.execute(
-            f"SELECT {columns} {scope} AND seq < ? ORDER BY seq DESC LIMIT ?",
-            (*base, end, limit + 1),
+            f"SELECT {columns} {scope} AND pos < ? + ?1 ORDER BY pos DESC LIMIT ?",
+            (*start, end, limit + 1),
         ).fetchall()
         more_before, rows = len(rows) > limit, rows[:limit][::-1]
-    (total,) = conn.execute(f"SELECT count(*) {scope}", base).fetchone()
+    (total,) = conn.execute(f"SELECT count(*) {scope}", start).fetchone()
     return ActaPage(
         entries=tuple(
             ActumEntry(
@@ -150,8 +160,7 @@ def counts(conn: sqlite3.Connection, owner_id: str) -> ChronicaCounts:
 def erase_owner(conn: sqlite3.Connection, owner_id: str, path: str) -> ChronicaCounts:
     """Delete the owner's chronica and acta so their bytes leave the file, then the WAL
     (see :func:`_erased`)."""
-    where, params = "owner_id = ?", (owner_id,)
-    erased = _erased(conn, where, params)
+    erased = _erased(conn, "owner_id = ?", (owner_id,))
     if not empty_log(conn):
         raise StoreError(
             f"{path}: owner {owner_id!r} erased, but a reader kept the write-ahead log from "
@@ -164,7 +173,7 @@ def erase_chronicum(
     conn: sqlite3.Connection, chronicum_id: str, owner_id: str, path: str
 ) -> ChronicaCounts:
     """Delete the owner's chronicum and its acta as :func:`erase_owner` deletes an owner's."""
-    erased = _erased(conn, "owner_id = ? AND {id} = ?", (owner_id, chronicum_id))
+    erased = _erased(conn, "owner_id = ? AND id = ?", (owner_id, chronicum_id))
     if not empty_log(conn):
         raise StoreError(
             f"{path}: chronicum {chronicum_id!r} erased, but a reader kept the write-ahead log "
@@ -175,8 +184,8 @@ def erase_chronicum(
 
 
 def _erased(conn: sqlite3.Connection, where: str, params: tuple[str, ...]) -> ChronicaCounts:
-    """Delete the chronica ``where`` picks (``{id}`` standing for the chronicum's column) and
-    their acta, so their bytes leave the file; the caller then empties the WAL.
+    """Delete the chronica ``where`` picks and their acta (each chronicum's rowid range), so
+    their bytes leave the file; the caller then empties the WAL.
 
     ``conn`` must be in autocommit mode. ``secure_delete`` makes SQLite overwrite what it
     deletes (cells and freed pages) with zeros instead of leaving it in free space; it is set
@@ -188,12 +197,15 @@ def _erased(conn: sqlite3.Connection, where: str, params: tuple[str, ...]) -> Ch
     """
     (previous,) = conn.execute("PRAGMA secure_delete").fetchone()
     conn.execute("PRAGMA secure_delete = ON")
-    acta_where, chronica_where = where.format(id="chronicum_id"), where.format(id="id")
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            acta = conn.execute(f"DELETE FROM chronica_acta WHERE {acta_where}", params)
-            chronica = conn.execute(f"DELETE FROM chronica_chronica WHERE {chronica_where}", params)
+            nums = conn.execute(f"SELECT num FROM chronica_chronica WHERE {where}", params)
+            acta = conn.executemany(
+                "DELETE FROM chronica_acta WHERE pos BETWEEN ?1 << 32 AND (?1 << 32) + 4294967295",
+                nums.fetchall(),
+            )
+            chronica = conn.execute(f"DELETE FROM chronica_chronica WHERE {where}", params)
             erased = ChronicaCounts(chronica=chronica.rowcount, acta=acta.rowcount)
             conn.execute("COMMIT")
         except BaseException:

@@ -20,6 +20,7 @@ __all__ = [
     "ALL_CHRONICA",
     "BY_KEY",
     "CHRONICUM",
+    "CHRONICUM_NUM",
     "COLUMNS",
     "CREATE",
     "INSERT",
@@ -27,6 +28,7 @@ __all__ = [
     "LAST_IDS",
     "RESTORE",
     "actum_params",
+    "actum_row",
     "row_actum",
     "row_chronicum",
     "rows_acta",
@@ -37,50 +39,55 @@ __all__ = [
 
 COLUMNS = "id, kind, actor_kind, actor, content, metadata, at"
 
-# The next seq comes from a scalar subquery over the (owner, chronicum, seq) index, inside
-# the write transaction. VALUES rather than INSERT ... SELECT: selecting from the table being
-# written makes SQLite stage rows in a temporary table, a third of the cost of an append.
-# A missing chronicum fails the foreign key, which the store reports as not found.
+# An actum's rowid is its chronicum's number shifted up, plus its seq (see POSITION_BITS in
+# _sqlite_schema): a chronicum's acta are the rowids from FIRST to LAST of its number.
+NUM = "(SELECT num FROM chronica_chronica WHERE owner_id = ?1 AND id = ?2)"
+FIRST = "(c.num << 32)"
+LAST = "((c.num << 32) + 4294967295)"
+_OF = "FROM chronica_chronica AS c, chronica_acta AS a WHERE c.owner_id = ?1 AND c.id = ?2"
+_RANGE = f"a.pos BETWEEN {FIRST} AND {LAST}"
+
+# One statement an actum: the next position comes from the rowid range of the chronicum the
+# owner's (owner, id) names, read inside the write transaction (a statement outside BEGIN
+# takes the write lock first). VALUES rather than INSERT ... SELECT: selecting from the table
+# being written makes SQLite stage rows in a temporary table. A missing chronicum leaves the
+# number NULL, which fails NOT NULL: the store reports it as not found.
 INSERT = f"""
-    INSERT INTO chronica_acta (owner_id, chronicum_id, seq, {COLUMNS}, idempotency_key)
-    VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM chronica_acta
-                     WHERE owner_id = ?1 AND chronicum_id = ?2),
-            ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+    INSERT INTO chronica_acta (pos, chronicum, {COLUMNS}, idempotency_key)
+    VALUES ((SELECT coalesce((SELECT max(a.pos) FROM chronica_acta AS a WHERE {_RANGE}),
+                             {FIRST}) + 1
+             FROM chronica_chronica AS c WHERE c.owner_id = ?1 AND c.id = ?2),
+            {NUM}, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
 """
 # A keyed append that stores nothing when the key is taken (the caller then reads the first
 # actum back): a fresh key, the common case, costs one statement instead of a lookup and an
 # insert. Only the key's index is a DO NOTHING target; a duplicate actum ID still fails.
 INSERT_ONCE = (
     INSERT
-    + """ ON CONFLICT (owner_id, chronicum_id, idempotency_key)
+    + """ ON CONFLICT (chronicum, idempotency_key)
     WHERE idempotency_key IS NOT NULL DO NOTHING"""
 )
-RESTORE = (
-    f"INSERT INTO chronica_acta (owner_id, chronicum_id, seq, {COLUMNS}) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?)"
-)
-BY_KEY = (
-    f"SELECT {COLUMNS} FROM chronica_acta "
-    "WHERE owner_id = ? AND chronicum_id = ? AND idempotency_key = ?"
-)
-# The newest first, by the (owner, chronicum, seq) index; LIMIT -1 means no limit.
-LAST_IDS = (
-    "SELECT id FROM chronica_acta WHERE owner_id = ? AND chronicum_id = ? ORDER BY seq DESC LIMIT ?"
-)
+# A restored actum at the position its restore gave it: (pos, chronicum, COLUMNS).
+RESTORE = f"INSERT INTO chronica_acta (pos, chronicum, {COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)"
+BY_KEY = f"SELECT {COLUMNS} FROM chronica_acta WHERE chronicum = {NUM} AND idempotency_key = ?3"
+# The newest first, walking the chronicum's rowid range back from its end; LIMIT -1: no limit.
+LAST_IDS = f"SELECT a.id {_OF} AND {_RANGE} ORDER BY a.pos DESC LIMIT ?3"
 CHRONICUM = "SELECT id, owner_id, created_at FROM chronica_chronica WHERE owner_id = ? AND id = ?"
+CHRONICUM_NUM = "SELECT num FROM chronica_chronica WHERE owner_id = ? AND id = ?"
 CREATE = "INSERT OR IGNORE INTO chronica_chronica (owner_id, id, created_at) VALUES (?, ?, ?)"
 ALL_CHRONICA = "SELECT id, owner_id, created_at FROM chronica_chronica ORDER BY num"
 
 
 def _window_sql(n_kinds: int, n_actors: int) -> str:
-    where = "owner_id = ? AND chronicum_id = ?"
+    where = _RANGE
     if n_kinds:
-        where += f" AND kind IN ({', '.join('?' * n_kinds)})"
+        where += f" AND a.kind IN ({', '.join('?' * n_kinds)})"
     if n_actors:
-        where += f" AND actor_kind IN ({', '.join('?' * n_actors)})"
-    # Newest first with a LIMIT walks the (owner, chronicum, seq) index backwards from its end,
-    # so a window costs the same however long the chronicum is. LIMIT -1 means no limit.
-    return f"SELECT {COLUMNS} FROM chronica_acta WHERE {where} ORDER BY seq DESC LIMIT ?"
+        where += f" AND a.actor_kind IN ({', '.join('?' * n_actors)})"
+    # Newest first with a LIMIT walks the chronicum's rowid range backwards from its end, so
+    # a window costs the same however long the chronicum is. LIMIT -1 means no limit.
+    columns = ", ".join(f"a.{name}" for name in COLUMNS.split(", "))
+    return f"SELECT {columns} {_OF} AND {where} ORDER BY a.pos DESC LIMIT ?"
 
 
 _WINDOWS = {
@@ -162,6 +169,11 @@ def row_chronicum(row: tuple[Any, ...]) -> Chronicum:
 
 def actum_params(owner_id: str, actum: Actum, at: datetime, key: str | None) -> tuple[Any, ...]:
     """Parameters for ``INSERT``: the owner and chronicum, then ``COLUMNS``, then the key."""
+    return actum_row(owner_id, actum, utc_text(at), key)
+
+
+def actum_row(owner_id: str, actum: Actum, at_text: str, key: str | None) -> tuple[Any, ...]:
+    """:func:`actum_params` with ``at`` already as text (one text serves a whole batch)."""
     metadata = actum.metadata
     return (
         owner_id,
@@ -172,7 +184,7 @@ def actum_params(owner_id: str, actum: Actum, at: datetime, key: str | None) -> 
         actum.actor,
         actum.content,
         (json_text(metadata) or _encode_json(metadata)) if metadata else "{}",
-        utc_text(at),
+        at_text,
         key,
     )
 

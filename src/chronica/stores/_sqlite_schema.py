@@ -7,7 +7,9 @@ not ours, is newer than this code, or fails SQLite's integrity check is left byt
 as it was. The statements and row codecs live in :mod:`chronica.stores._sqlite_rows`.
 
 Version 2 keys chronica by ``(owner_id, id)``, so each owner has a namespace of their own
-(see :mod:`chronica.store`), and makes actum IDs unique in the file.
+(see :mod:`chronica.store`), and makes actum IDs unique in the file. Version 3 is the lean
+acta layout: an actum names its chronicum by number, and its position is its rowid (see
+:data:`POSITION_BITS`), so an append updates the table and two indexes, not four b-trees.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from chronica._errors import (
 from chronica._ids import new_actum_id
 
 __all__ = [
+    "POSITION_BITS",
     "SCHEMA_VERSION",
     "cannot_open",
     "configure",
@@ -37,8 +40,18 @@ __all__ = [
     "readable",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The chronica schema this code writes; a file with a higher version is refused."""
+
+POSITION_BITS = 32
+"""An actum's rowid is ``(chronicum number << POSITION_BITS) | seq`` (version 3 on).
+
+The rowid b-tree is then the index a window, a page and the next ``seq`` read, in the order
+they read it: a chronicum's acta are one rowid range, so no separate ``(chronicum, seq)``
+index is kept up to date on every append (the costliest of the four b-trees an append of
+version 2 wrote). A chronicum holds up to 2**32 - 1 acta; a ``CHECK`` refuses the next one
+rather than letting it spill into the following chronicum's range.
+"""
 
 
 def _remint_duplicate_ids(conn: sqlite3.Connection) -> None:
@@ -131,6 +144,41 @@ _MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] =
             ON chronica_acta (owner_id, chronicum_id, seq)""",
         """CREATE UNIQUE INDEX chronica_acta_by_key
             ON chronica_acta (owner_id, chronicum_id, idempotency_key)
+            WHERE idempotency_key IS NOT NULL""",
+        "CREATE UNIQUE INDEX chronica_acta_by_id ON chronica_acta (id)",
+    ),
+    # The lean layout: an actum names its chronicum by number, its position is its rowid.
+    # Idempotency keys and actum IDs keep their unique indexes; (owner, chronicum, seq) is
+    # the rowid range itself. No foreign key: every insert finds the chronicum's number in
+    # the same statement (a missing chronicum fails NOT NULL), an erasure deletes the acta
+    # first, and a foreign key here would scan the acta on every chronicum deleted.
+    3: (
+        "DROP INDEX chronica_acta_by_seq",
+        "DROP INDEX chronica_acta_by_key",
+        "DROP INDEX chronica_acta_by_id",
+        "ALTER TABLE chronica_acta RENAME TO chronica_acta_v2",
+        """CREATE TABLE chronica_acta (
+            pos             INTEGER PRIMARY KEY,
+            chronicum       INTEGER NOT NULL CHECK (pos >> 32 = chronicum),
+            id              TEXT NOT NULL,
+            kind            TEXT NOT NULL,
+            actor_kind      TEXT NOT NULL,
+            actor           TEXT NOT NULL,
+            content         TEXT NOT NULL,
+            metadata        TEXT NOT NULL,
+            at              TEXT NOT NULL,
+            idempotency_key TEXT
+        )""",
+        # LEFT JOIN: an actum without a chronicum fails NOT NULL and stops the migration.
+        """INSERT INTO chronica_acta (pos, chronicum, id, kind, actor_kind, actor, content,
+                                      metadata, at, idempotency_key)
+            SELECT (c.num << 32) | a.seq, c.num, a.id, a.kind, a.actor_kind, a.actor, a.content,
+                   a.metadata, a.at, a.idempotency_key
+            FROM chronica_acta_v2 AS a
+            LEFT JOIN chronica_chronica AS c ON c.owner_id = a.owner_id AND c.id = a.chronicum_id
+            ORDER BY c.num, a.seq""",
+        "DROP TABLE chronica_acta_v2",
+        """CREATE UNIQUE INDEX chronica_acta_by_key ON chronica_acta (chronicum, idempotency_key)
             WHERE idempotency_key IS NOT NULL""",
         "CREATE UNIQUE INDEX chronica_acta_by_id ON chronica_acta (id)",
     ),

@@ -14,13 +14,13 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any
 
-from chronica._errors import ChronicumNotFoundError, DuplicateActumError
+from chronica._errors import ChronicumNotFoundError, DuplicateActumError, StoreError
 from chronica._model import Actum, Chronicum
 from chronica._restore import RestoreBatch
 
 from . import _sqlite_rows as sql
 
-__all__ = ["Immediate", "Refused", "insert", "insert_many", "restore", "restore_batch"]
+__all__ = ["Immediate", "Refused", "insert", "insert_many", "refused", "restore", "restore_batch"]
 
 
 class Immediate:
@@ -58,11 +58,19 @@ def insert(conn: sqlite3.Connection, params: tuple[Any, ...], statement: str = s
     try:
         return conn.execute(statement, params).rowcount == 1
     except sqlite3.IntegrityError as e:
-        if "FOREIGN KEY" in str(e):  # the only foreign key is the chronicum
-            raise ChronicumNotFoundError(params[1]) from None
-        if "chronica_acta.id" in str(e):
-            raise DuplicateActumError(params[2]) from None
-        raise
+        raise refused(e, params) from None
+
+
+def refused(error: sqlite3.IntegrityError, params: tuple[Any, ...]) -> Exception:
+    """The error an insert of the actum of ``params`` met, in chronica's terms."""
+    text = str(error)
+    if "chronica_acta.chronicum" in text:  # NOT NULL: the owner has no such chronicum
+        return ChronicumNotFoundError(params[1])
+    if "chronica_acta.id" in text:
+        return DuplicateActumError(params[2])
+    if "CHECK constraint" in text:  # the position would spill into the next chronicum
+        return StoreError(f"chronicum {params[1]!r} is full: it holds 2**32 - 1 acta, the most")
+    return error
 
 
 class Refused(Exception):
@@ -119,39 +127,42 @@ def restore(
     return len(rows)
 
 
+_WHERE_ID = (
+    "SELECT c.owner_id, c.id FROM chronica_acta AS a "
+    "JOIN chronica_chronica AS c ON c.num = a.chronicum WHERE a.id = ?"
+)
+# The last position taken in chronicum ?1's rowid range (its base when it has no acta).
+_LAST_POS = (
+    "SELECT coalesce(max(pos), ?1 << 32) FROM chronica_acta "
+    "WHERE pos BETWEEN ?1 << 32 AND (?1 << 32) + 4294967295"
+)
+
+
 def _restore_rows(
     conn: sqlite3.Connection, owner_id: str, acta: Sequence[Actum]
 ) -> list[tuple[Any, ...]]:
-    """Rows for the acta not stored yet, each numbered on from its chronicum's last seq.
+    """Rows for the acta not stored yet, each placed on from its chronicum's last position.
 
     Raises :class:`chronica.DuplicateActumError` for an ID stored in another chronicum,
     before anything of the batch is inserted.
     """
-    last_seq: dict[str, int] = {}
+    last: dict[str, tuple[int, int]] = {}  # chronicum ID -> (its number, the last position)
     rows = []
     for actum in acta:
-        where = conn.execute(
-            "SELECT owner_id, chronicum_id FROM chronica_acta WHERE id = ?", (actum.id,)
-        ).fetchone()
+        where = conn.execute(_WHERE_ID, (actum.id,)).fetchone()
         if where is not None:
             if tuple(where) != (owner_id, actum.chronicum_id):
                 raise DuplicateActumError(actum.id)
             continue  # restored before: importing one export twice changes nothing
-        seq = last_seq.get(actum.chronicum_id)
-        if seq is None:
-            (seq,) = conn.execute(
-                "SELECT COALESCE(MAX(seq), 0) FROM chronica_acta "
-                "WHERE owner_id = ? AND chronicum_id = ?",
-                (owner_id, actum.chronicum_id),
-            ).fetchone()
-        last_seq[actum.chronicum_id] = seq = seq + 1
+        found = last.get(actum.chronicum_id)
+        if found is None:
+            row = conn.execute(sql.CHRONICUM_NUM, (owner_id, actum.chronicum_id)).fetchone()
+            if row is None:  # not among the batch's chronica, nor stored before
+                raise ChronicumNotFoundError(actum.chronicum_id)
+            (pos,) = conn.execute(_LAST_POS, row).fetchone()
+            found = (row[0], pos)
+        num, pos = found
+        last[actum.chronicum_id] = (num, pos + 1)
         assert actum.at is not None, "Chronicarius.restore checks every at"
-        rows.append(
-            (
-                owner_id,
-                actum.chronicum_id,
-                seq,
-                *sql.actum_params(owner_id, actum, actum.at, None)[2:-1],
-            )
-        )
+        rows.append((pos + 1, num, *sql.actum_params(owner_id, actum, actum.at, None)[2:-1]))
     return rows

@@ -186,10 +186,13 @@ class SQLiteStore:
         if not acta:
             return []
         keys = [None] * len(acta) if idempotency_keys is None else idempotency_keys
-        stamps = [datetime.now(timezone.utc) for _ in acta]
+        # One moment for the batch: it is one transaction, as SQLiteSession stamps a turn.
+        at = datetime.now(timezone.utc)
+        at_text = sql.utc_text(at)
+        stamps = [at] * len(acta)
         params = [
-            sql.actum_params(owner_id, actum, at, key)
-            for actum, at, key in zip(acta, stamps, keys, strict=True)
+            sql.actum_row(owner_id, actum, at_text, key)
+            for actum, key in zip(acta, keys, strict=True)
         ]
         try:
             with _Lease(self) as conn, Immediate(conn):
