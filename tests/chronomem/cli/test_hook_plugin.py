@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -443,3 +444,38 @@ def test_the_hooks_say_nothing_and_fail_nothing_on_a_broken_event(tmp_path: Path
         assert (done.returncode, done.stdout) == (0, ""), event
     assert "hook" in (claude.home / ".chronomem" / "hook.log").read_text()
     assert os.stat(claude.home / ".chronomem" / "hook.log").st_mode & 0o077 == 0
+
+
+def _claude_code() -> str:
+    """Claude Code's own command (npm's ``@anthropic-ai/claude-code``): ``CHRONOMEM_CLAUDE_CODE``
+    or ``claude`` on PATH. Skips without it, and fails in CI, whose ``.ci/run`` installs it."""
+    found = os.environ.get("CHRONOMEM_CLAUDE_CODE") or shutil.which("claude")
+    if not found:
+        if os.environ.get("CI"):
+            pytest.fail("Claude Code is missing: .ci/run installs it from npm")
+        pytest.skip("Claude Code is not installed (npm install @anthropic-ai/claude-code)")
+    return found
+
+
+def test_claude_code_validates_installs_and_connects_the_plugin(tmp_path: Path) -> None:
+    claude = _claude_code()
+    home = tmp_path / "home"
+    home.mkdir()
+    bin_dir = str(Path(sys.executable).parent)  # where `chronomem` is installed
+    env = {**os.environ, "HOME": str(home), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+
+    def run_claude(*args: str) -> str:
+        done = subprocess.run(
+            [claude, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout + done.stderr
+
+    assert "Validation passed" in run_claude("plugin", "validate", str(PLUGIN))
+    assert "Validation passed" in run_claude("plugin", "validate", str(REPO))
+    run_claude("plugin", "marketplace", "add", str(REPO))
+    run_claude("plugin", "install", "chronomem@chronomem")
+    details = run_claude("plugin", "details", "chronomem@chronomem")
+    for event in ("SessionStart", "UserPromptSubmit", "Stop"):
+        assert event in details, details
+    assert re.search(r"plugin:chronomem:chronomem: .*Connected", run_claude("mcp", "list"))
