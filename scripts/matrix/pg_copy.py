@@ -30,6 +30,9 @@ _FACT_COLUMNS = (
     "forgotten, forget_reason, kind, speaker, session, seq, mentions, content_key, purged_at, "
     "purge_reason"
 )
+_KEYED_COLUMNS = (
+    "owner, space, key, fact_id, value, created_at, updated_at, expires_at, ttl, drifted"
+)
 _PLAIN = {
     "chronomem_facts": (_FACT_COLUMNS, _FACT_COLUMNS),
     "chronomem_lex": ("rowid, body, ctx1, ctx2", "rowid, body, ctx1, ctx2"),
@@ -41,6 +44,9 @@ _PLAIN = {
     "chronomem_vectors": ("item, vec", "item, vec"),
     "chronomem_mentions": ("owner, at, item", "owner, at, item"),
     "chronomem_settings": ("key, value", "key, value"),
+    "chronomem_used": ("item, at", "item, at"),
+    "chronomem_keyed": (_KEYED_COLUMNS, _KEYED_COLUMNS),
+    "chronomem_keyed_spaces": ("owner, space, items", "owner, space, items"),
 }
 
 
@@ -106,6 +112,9 @@ def copy_into_postgres(sqlite_file: Path, url: str, schema: str) -> dict[str, in
         ChronoMem(url, schema=schema).close()
         with psycopg.connect(url, options=f"-c search_path={schema}") as conn:
             with conn.transaction():
+                # The file's settings (its vector space and epoch, when it began recording
+                # uses) replace the ones the new schema was made with.
+                conn.execute("DELETE FROM chronomem_settings")
                 for table, (read, write) in _PLAIN.items():
                     rows = source.execute(f"SELECT {read} FROM {table}")
                     counts[table] = _copy(conn, table, write, rows)
