@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chronomem.engine import keyed as table
 from chronomem.write import purge as purging
@@ -28,7 +28,19 @@ from ._errors import InvalidArgumentError
 from ._model import from_us, to_us
 
 if TYPE_CHECKING:
-    from ._memory import ChronoMem
+    from chronomem.engine.storage import Storage
+    from chronomem.write.facts import SystemClock
+
+
+class _Face(Protocol):
+    """What the keyed facts use of the memory that makes them (``ChronoMem``, which this
+    module does not import: the memory imports it)."""
+
+    owner: str
+    _db: Storage
+    _clock: SystemClock
+
+    def _unbatched(self) -> Storage: ...
 
 __all__ = ["Keyed", "KeyedFacts"]
 
@@ -91,7 +103,7 @@ class KeyedFacts:
     """The memory's keyed facts, of its owner (``mem.keyed``). Reads take ``now``: an item
     expired by then is left out (``None``: expired ones too)."""
 
-    def __init__(self, memory: ChronoMem) -> None:
+    def __init__(self, memory: _Face) -> None:
         self._memory = memory
 
     @property
