@@ -42,6 +42,7 @@ class _Face(Protocol):
 
     def _unbatched(self) -> Storage: ...
 
+
 __all__ = ["Keyed", "KeyedFacts"]
 
 _FORBIDDEN = ("\x00", table.SEPARATOR)

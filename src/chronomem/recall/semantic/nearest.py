@@ -77,12 +77,15 @@ class Copy:
         if self.count == 0 or k <= 0:
             return []
         pool = self.pool(np, question)
+        n = self.count if pool is None else len(pool)
         keep = max(256, _SHORTLIST * k)
-        if self.coarse < self.dim and len(pool) > keep:
-            rough = self.rough[pool] @ question[: self.coarse]
-            short = pool[np.argpartition(-rough, keep)[:keep]]
+        if self.coarse < self.dim and n > keep:
+            # Every row is a slice of the copy, not a gather of it (a copy of the rows).
+            rows = self.rough[: self.count] if pool is None else self.rough[pool]
+            picked = np.argpartition(-(rows @ question[: self.coarse]), keep)[:keep]
+            short = picked if pool is None else pool[picked]
         else:
-            short = pool
+            short = np.arange(self.count) if pool is None else pool
         scores = (self.exact[short].astype(np.float32) @ question) / 127.0
         top = min(k, len(short))
         best = (
@@ -93,11 +96,12 @@ class Copy:
         return list(zip(items, scores[best].astype(float).tolist(), strict=True))
 
     def pool(self, np: Any, question: Any) -> Any:
-        """The positions a search ranks: every row, or past LISTS_FROM items the rows of
-        the lists nearest ``question`` (made, or the tail joined, first when due)."""
+        """The positions a search ranks: ``None`` for every row, or past LISTS_FROM items
+        the rows of the lists nearest ``question`` (made, or the tail joined, first when
+        due)."""
         n = self.count
         if n < lists.LISTS_FROM:
-            return np.arange(n)
+            return None
         if self.inverted is None:
             self.inverted = lists.Lists.train(np, self.rough, n)
         elif self.inverted.stale(n):
