@@ -90,7 +90,13 @@ def exact_and_lists(n: int, queries: Any) -> dict[str, float]:
         "lists_found": round(statistics.mean(found), 3) if used else None,
         "lists_build_s": round(build, 2) if used else None,
         "memory_mb": round(
-            (copy.exact[: copy.count].nbytes + copy.rough[: copy.count].nbytes) / 1e6, 1
+            (
+                copy.exact[: copy.count].nbytes
+                + copy.rough[: copy.count].nbytes
+                + (copy.inverted.sorted_rows.nbytes if copy.inverted is not None else 0)
+            )
+            / 1e6,
+            1,
         ),
     }
 

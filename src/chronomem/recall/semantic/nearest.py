@@ -76,16 +76,20 @@ class Copy:
         cosine (the caller holds the lock)."""
         if self.count == 0 or k <= 0:
             return []
-        pool = self.pool(np, question)
-        n = self.count if pool is None else len(pool)
+        inverted = self.current_lists(np)
         keep = max(256, _SHORTLIST * k)
-        if self.coarse < self.dim and n > keep:
-            # Every row is a slice of the copy, not a gather of it (a copy of the rows).
-            rows = self.rough[: self.count] if pool is None else self.rough[pool]
-            picked = np.argpartition(-(rows @ question[: self.coarse]), keep)[:keep]
-            short = picked if pool is None else pool[picked]
+        shortlists = self.coarse < self.dim  # the static model's dimensions come in order
+        if inverted is None and shortlists and self.count > keep:
+            # Every row: a slice of the copy, not a gather of it.
+            rough = self.rough[: self.count] @ question[: self.coarse]
+            short = np.argpartition(-rough, keep)[:keep]
+        elif inverted is None:
+            short = np.arange(self.count)
+        elif shortlists:
+            pool, rough = inverted.ranked(np, self.rough, question, self.count)
+            short = pool[np.argpartition(-rough, keep)[:keep]] if len(pool) > keep else pool
         else:
-            short = np.arange(self.count) if pool is None else pool
+            short = inverted.candidates(np, question, self.count)
         scores = (self.exact[short].astype(np.float32) @ question) / 127.0
         top = min(k, len(short))
         best = (
@@ -97,8 +101,13 @@ class Copy:
 
     def pool(self, np: Any, question: Any) -> Any:
         """The positions a search ranks: ``None`` for every row, or past LISTS_FROM items
-        the rows of the lists nearest ``question`` (made, or the tail joined, first when
-        due)."""
+        the rows of the lists nearest ``question``."""
+        inverted = self.current_lists(np)
+        return None if inverted is None else inverted.candidates(np, question, self.count)
+
+    def current_lists(self, np: Any) -> lists.Lists | None:
+        """The copy's lists past LISTS_FROM items (made, or the tail joined, first when
+        due); ``None`` below."""
         n = self.count
         if n < lists.LISTS_FROM:
             return None
@@ -106,7 +115,7 @@ class Copy:
             self.inverted = lists.Lists.train(np, self.rough, n)
         elif self.inverted.stale(n):
             self.inverted = self.inverted.extend(np, self.rough, n)
-        return self.inverted.candidates(np, question, n)
+        return self.inverted
 
     def append(self, np: Any, items: list[int], blobs: list[bytes]) -> None:
         if not items:
