@@ -67,7 +67,7 @@ def exact_and_lists(n: int, queries: Any) -> dict[str, float]:
 
     copy = _copy(n)
     start = time.perf_counter()
-    copy.pool(np, queries[0])  # makes the lists, past LISTS_FROM
+    copy.current_lists(np)  # makes the lists, past LISTS_FROM
     build = time.perf_counter() - start
     exact_t, lists_t, found = [], [], []
     for q in queries:

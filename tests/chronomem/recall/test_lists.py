@@ -58,23 +58,25 @@ def test_the_tail_is_searched_then_joins_then_the_lists_are_made_again(small_lis
     vectors = _clustered(6_000, 2)
     copy = _copy(vectors[:3_000])
     question = vectors[0]
-    copy.pool(np, question)
+    copy.current_lists(np)
     first = copy.inverted
     assert first is not None
     assert first.covered == 3_000
     more = np.rint(vectors[3_000:3_100] * 127).astype(np.int8)
     copy.append(np, list(range(3_001, 3_101)), [r.tobytes() for r in more])
-    pool = copy.pool(np, question)
+    lists_now = copy.current_lists(np)
+    assert lists_now is not None
+    pool = lists_now.candidates(np, question, copy.count)
     assert copy.inverted is first, "100 new rows are under the tail's share: searched as they are"
     assert set(range(3_000, 3_100)) <= set(pool.tolist())
     rest = np.rint(vectors[3_100:3_400] * 127).astype(np.int8)
     copy.append(np, list(range(3_101, 3_401)), [r.tobytes() for r in rest])
-    copy.pool(np, question)
+    copy.current_lists(np)
     assert copy.inverted is first
     assert first.covered == 3_400, "the tail joined its lists"
     last = np.rint(vectors[3_400:] * 127).astype(np.int8)
     copy.append(np, list(range(3_401, 6_001)), [r.tobytes() for r in last])
-    copy.pool(np, question)
+    copy.current_lists(np)
     assert copy.inverted is not first
     assert copy.inverted.trained_at == 6_000, "doubled: centroids trained again"
 

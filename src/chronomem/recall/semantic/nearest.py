@@ -99,12 +99,6 @@ class Copy:
         items = self.items[short[best]].tolist()
         return list(zip(items, scores[best].astype(float).tolist(), strict=True))
 
-    def pool(self, np: Any, question: Any) -> Any:
-        """The positions a search ranks: ``None`` for every row, or past LISTS_FROM items
-        the rows of the lists nearest ``question``."""
-        inverted = self.current_lists(np)
-        return None if inverted is None else inverted.candidates(np, question, self.count)
-
     def current_lists(self, np: Any) -> lists.Lists | None:
         """The copy's lists past LISTS_FROM items (made, or the tail joined, first when
         due); ``None`` below."""
