@@ -77,7 +77,7 @@ def check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
     return merged
 
 
-@dataclass
+@dataclass(slots=True)
 class Candidate:
     """An item found by at least one channel, with its per-channel ranks."""
 
@@ -113,7 +113,6 @@ def fuse(
     and ``semantic`` apart) to explain it. Zero-weight-only ones are dropped."""
     ranked = channel_ranks(conn, query, view, params, weights, meaning)
     meta = ranked.meta
-    found: dict[int, Candidate] = {}
     text_weight = 1.0 if weights.get("bm25", 0.0) > 0 or weights.get("semantic", 0.0) > 0 else 0.0
     fused: list[tuple[float, Ranking]] = [(text_weight, ranked.text)]
     for channel in ("entity", "graph", "jaccard"):
@@ -122,20 +121,25 @@ def fuse(
         if channel == "graph" and ranking:
             w *= HOP_GAIN * min(1.0, ranking[0][1]) * ranked.hop_share  # its surest hop
         fused.append((w, ranking))
+    # Scores first, a float per rowid; a Candidate only for what is kept (a pool holds about
+    # 150 items a recall, and an object each cost more than their arithmetic).
+    scores: dict[int, float] = {}
     for w, ranking in fused:
+        if w <= 0:
+            continue  # adds nothing: a candidate it alone found is dropped below
         for rowid, rank in _competition_ranks(ranking):
-            cand = found.get(rowid)
-            if cand is None:
-                trust, confidence = meta[rowid]
-                cand = found[rowid] = Candidate(rowid, trust, confidence, {})
-            cand.score += w / (RRF_K + rank)
+            scores[rowid] = scores.get(rowid, 0.0) + w / (RRF_K + rank)
+    related = ranked.related if relevant_only else None
+    kept = []
+    for rowid, score in scores.items():
+        trust, confidence = meta[rowid]
+        score *= (0.8 + 0.4 * trust) * confidence
+        if score > 0 and (related is None or rowid in related):
+            kept.append(Candidate(rowid, trust, confidence, {}, score))
+    kept.sort(key=lambda c: (-c.score, -c.rowid))
+    by_rowid = {c.rowid: c for c in kept}
     for channel, ranking in ranked.channels.items():
         for rowid, rank in _competition_ranks(ranking):
-            if rowid in found:
-                found[rowid].ranks[channel] = rank
-    for cand in found.values():
-        cand.score *= (0.8 + 0.4 * cand.trust) * cand.confidence
-    related = ranked.related if relevant_only else None
-    kept = [c for c in found.values() if c.score > 0 and (related is None or c.rowid in related)]
-    kept.sort(key=lambda c: (-c.score, -c.rowid))
+            if (cand := by_rowid.get(rowid)) is not None:
+                cand.ranks[channel] = rank
     return kept
