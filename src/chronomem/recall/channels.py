@@ -108,7 +108,7 @@ def channel_ranks(
     if "fact" not in view.kinds:
         question, nearest = _nearest(conn, asked, view, weights, meaning, ())
         lexical, _, meta, words = lexical_ranks(conn, asked, view, params, [r for r, _ in nearest])
-        semantic = _visible(conn, question, nearest, meta, lexical)
+        semantic = _visible(conn, view.owner, meaning, question, nearest, meta, lexical)
         channels = {"bm25": lexical[:CHANNEL_DEPTH], "semantic": semantic}
         related = _related(words, semantic, [], meaning)
         text = _text(lexical, semantic, weights, meaning, words)
@@ -135,7 +135,7 @@ def channel_ranks(
         names=name_words,
     )
     meta.update(lexical_meta)
-    semantic = _visible(conn, question, nearest, lexical_meta, lexical)
+    semantic = _visible(conn, view.owner, meaning, question, nearest, lexical_meta, lexical)
     # A hop is sure evidence for a fact that also speaks to the question's other words or
     # meaning (the project Alice runs *runs on* a database; her city's other residents do not),
     # and a weaker one for the rest of the neighbourhood ("Kestrel team manager city" reaches
@@ -232,14 +232,24 @@ def _nearest(
 
 
 def _visible(
-    conn: Conn, question: Any, nearest: Ranking, pooled: Meta, lexical: Ranking
+    conn: Conn,
+    owner: str,
+    meaning: Meaning,
+    question: Any,
+    nearest: Ranking,
+    pooled: Meta,
+    lexical: Ranking,
 ) -> Ranking:
     """The semantic ranking: the nearest items the view let into the pool, and the lexical
-    channel's best items too (each scored by its own stored vector), by cosine."""
-    if question is None:
+    channel's best items too (each scored by its own stored vector: from the process's copy,
+    which the search just caught up, or else from the table), by cosine."""
+    if question is None or meaning.space is None:
         return []
     cosines = {rowid: c for rowid, c in nearest if rowid in pooled}
     missing = [rowid for rowid, _ in lexical[:CHANNEL_DEPTH] if rowid not in cosines]
+    if missing:
+        cosines.update(meaning.index.cosines(owner, meaning.space, question, missing))
+        missing = [rowid for rowid in missing if rowid not in cosines]
     if missing:
         items, blobs = read_vectors(conn, missing)
         fitting = [(i, b) for i, b in zip(items, blobs, strict=True) if len(b) == len(question)]

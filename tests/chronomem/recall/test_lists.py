@@ -122,3 +122,22 @@ def test_recall_by_meaning_through_the_lists(
         assert index.inverted is not None, "the search read lists, the cello turn among them"
         assert index.inverted.covered == 241
         assert found[0].content == CELLO
+
+
+def test_the_copy_gives_a_rowids_cosine_as_the_table_would() -> None:
+    from chronomem.recall.semantic.model import cosines as cosines_of
+
+    rng = np.random.default_rng(5)
+    vectors = rng.integers(-127, 128, size=(300, DIM), dtype=np.int8)
+    copy = Copy(DIM, COARSE, 0)
+    rowids = list(range(10, 910, 3))
+    copy.append(np, rowids, [v.tobytes() for v in vectors])
+    question = _clustered(1, seed=9)[0]
+    asked = [rowids[7], 11, rowids[299], rowids[0], 5_000]  # 11 and 5,000: not in the copy
+    got = copy.cosines(np, question, asked)
+    assert set(got) == {rowids[7], rowids[299], rowids[0]}
+    for rowid, cosine in got.items():
+        blob = vectors[rowids.index(rowid)].tobytes()
+        assert cosine == pytest.approx(float(cosines_of(question, [blob])[0]), abs=1e-6)
+    copy.append(np, [20], [vectors[0].tobytes()])  # a late row, below the newest (PostgreSQL)
+    assert copy.cosines(np, question, asked) == {}, "out of order: the caller reads the table"

@@ -94,6 +94,7 @@ class Copy:
     exact: Any = None  # int8 (capacity, dim)
     rough: Any = None  # float32 (capacity, coarse)
     inverted: lists.Lists | None = None  # past LISTS_FROM items: which rows a search reads
+    ordered: bool = True  # items ascending (always on SQLite): a rowid is found by bisection
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def nearest(self, np: Any, question: Any, k: int) -> list[tuple[int, float]]:
@@ -122,6 +123,20 @@ class Copy:
         best = best[np.argsort(-scores[best], kind="stable")]
         items = self.items[short[best]].tolist()
         return list(zip(items, scores[best].astype(float).tolist(), strict=True))
+
+    def cosines(self, np: Any, question: Any, rowids: list[int]) -> dict[int, float]:
+        """The cosine of ``question`` with each of ``rowids`` the copy holds, by bisection of
+        its items (the caller holds the lock); empty when the items are not in order (a late
+        row on PostgreSQL), for the caller to read from the table instead."""
+        if not self.ordered or self.count == 0 or not rowids:
+            return {}
+        wanted = np.asarray(rowids, dtype=np.int64)
+        items = self.items[: self.count]
+        at = np.minimum(np.searchsorted(items, wanted), self.count - 1)
+        held = items[at] == wanted
+        rows = at[held]
+        scores = (self.exact[rows].astype(np.float32) @ question) / 127.0
+        return dict(zip(wanted[held].tolist(), scores.astype(float).tolist(), strict=True))
 
     def current_lists(self, np: Any) -> lists.Lists | None:
         """The copy's lists past LISTS_FROM items (made, or the tail joined, first when
@@ -152,6 +167,8 @@ class Copy:
                 grown[1][: self.count] = self.exact[: self.count]
                 grown[2][: self.count] = self.rough[: self.count]
             self.items, self.exact, self.rough = grown
+        if self.count and items[0] <= self.items[self.count - 1]:
+            self.ordered = False
         self.items[self.count : need] = items
         self.exact[self.count : need] = new
         self.rough[self.count : need] = new[:, : self.coarse]
@@ -183,6 +200,21 @@ class NearestIndex:
         copy = self._caught_up(np, conn, owner, space)
         with copy.lock, single_blas_thread():
             return copy.nearest(np, question, k)
+
+    def cosines(
+        self, owner: str, space: VectorSpace, question: npt.NDArray[np.float32], rowids: list[int]
+    ) -> dict[int, float]:
+        """The cosine of ``question`` with each of the owner's ``rowids`` that the process's
+        copy holds (caught up by this recall's :meth:`search`), without reading the table:
+        for the items the words found beside the nearest. Rowids it lacks are left out."""
+        import numpy as np
+
+        with self._lock:
+            copy = self._copies.get((owner, space.name))
+        if copy is None or copy.dim != space.dim:
+            return {}
+        with copy.lock, single_blas_thread():
+            return copy.cosines(np, question, rowids)
 
     def forget_owner(self, owner: str) -> None:
         """Drop the process's copy of ``owner``'s vectors (the next search reads them anew)."""
