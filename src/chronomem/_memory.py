@@ -454,7 +454,8 @@ class ChronoMem:
             ranked = fuse(conn, text, view, self.weights, self._lexical, self._meaning,
                           relevant_only=relevant_only)  # fmt: skip
             want = cap if budget is None and cap is not None else PACK_SCAN
-            facts = distinct(ranked, lambda chunk: self._materialise(conn, chunk), want)
+            chosen = distinct(ranked, lambda rowids: table.contents_by_rowid(conn, rowids), want)
+            facts = self._materialise(conn, chosen)
         found = pack(facts, lambda f: f.tokens, budget=budget, limit=cap)
         if self._uses.note([item.id for item in found], view.now) and not getattr(
             self._batching, "depth", 0

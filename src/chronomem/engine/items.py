@@ -21,6 +21,7 @@ __all__ = [
     "FactRow",
     "active_row",
     "categories",
+    "contents_by_rowid",
     "counts",
     "end_belief",
     "export_page",
@@ -141,6 +142,16 @@ def rows_by_rowid(conn: Conn, rowids: Sequence[int]) -> dict[int, FactRow]:
         f"SELECT f.rowid, {COLUMNS} FROM chronomem_facts f WHERE {among}", params
     ).fetchall()
     return {r[0]: FactRow._make(r[1:]) for r in rows}
+
+
+def contents_by_rowid(conn: Conn, rowids: Sequence[int]) -> dict[int, str]:
+    """The contents of the items with these rowids (recall's candidates, told apart by text
+    before any becomes a record)."""
+    if not rowids:
+        return {}
+    among, params = conn.dialect.in_list("rowid", rowids)
+    rows = conn.execute(f"SELECT rowid, content FROM chronomem_facts WHERE {among}", params)
+    return {int(rowid): str(content) for rowid, content in rows.fetchall()}
 
 
 def timeline_rows(conn: Conn, owner: str, key: str) -> list[FactRow]:

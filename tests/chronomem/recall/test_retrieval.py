@@ -44,6 +44,27 @@ def test_trust_and_confidence_break_ties(memory_target: MemoryTarget) -> None:
         assert low != high
 
 
+def test_repeats_past_a_chunk_leave_the_limit_to_distinct_texts(
+    memory_target: MemoryTarget,
+) -> None:
+    # Forty copies of one turn outrank the rest: the texts are told apart before any becomes
+    # a record, chunk after chunk, and the limit goes to five different texts, best first.
+    with memory_target.open() as m:
+        for _ in range(40):
+            m.remember_episode("Thanks, the oboe lesson was great!", speaker="Yara", session="s")
+        others = [
+            m.remember_episode(f"The oboe reed number {i} cracked", speaker="Yara", session="s")
+            for i in range(6)
+        ]
+        found = m.recall("oboe lesson great", limit=5)
+        contents = [f.content for f in found]
+        assert contents[0] == "Thanks, the oboe lesson was great!"
+        assert len(found) == 5
+        assert len(set(contents)) == 5, contents
+        assert {f.id for f in found[1:]} <= set(others)
+        assert all(f.tokens > 0 and f.ranks for f in found), "records built whole"
+
+
 def test_multi_hop_reaches_facts_through_the_graph(mem: ChronoMem) -> None:
     results = mem.recall("which database does Alice Smith's project run on", limit=3)
     hop = [f for f in results if "PostgreSQL" in f.content]
