@@ -331,7 +331,7 @@ def recall_at(tiers: list[Tier], weights: Mapping[str, float], k: int = 3) -> fl
 ALONE = {c: {x: float(x == c) for x in CHANNELS} for c in CHANNELS}
 
 
-def _tiers(seed: int, memory: ChronoMem | None) -> list[Tier]:
+def retrieval_tiers(seed: int, memory: ChronoMem | None) -> list[Tier]:
     """The retrieval tiers, each in a new in-memory memory or under an owner of ``memory``."""
     return [
         make(seed, None if memory is None else memory.for_owner(make.__name__))
@@ -346,7 +346,7 @@ def channel_table(
     tiers in ``memory``, an owner each, if given)."""
     from chronomem.recall.fusion import DEFAULT_WEIGHTS
 
-    tiers = _tiers(seed, memory)
+    tiers = retrieval_tiers(seed, memory)
     table = {name: recall_at(tiers, w, k) for name, w in ALONE.items()}
     table["fused"] = recall_at(tiers, DEFAULT_WEIGHTS, k)
     return table
@@ -362,7 +362,7 @@ def channel_report() -> str:
 
 def tune(seed: int = DEV) -> Iterator[tuple[float, dict[str, float]]]:
     """Grid search of channel weights on the development split, best first."""
-    tiers = _tiers(seed, None)
+    tiers = retrieval_tiers(seed, None)
     grid = [0.0, 0.3, 0.6, 1.0]
     results = []
     for jac, ent, graph in itertools.product(grid, grid, grid):
