@@ -193,6 +193,11 @@ class Dialect(Protocol):
         """``column`` is one of ``values``, as a fragment and its parameters."""
         ...
 
+    def facts_by_rowid(self, rowids: Sequence[int]) -> tuple[str, list[object]]:
+        """What follows ``FROM`` to read the facts with these rowids as ``f``, each probed by
+        its key whatever the planner knows of the table's size, and its parameters."""
+        ...
+
     def pool(
         self,
         conn: Conn,

@@ -137,10 +137,8 @@ def rows_by_rowid(conn: Conn, rowids: Sequence[int]) -> dict[int, FactRow]:
     """The items with these rowids (recall's candidates, already in the owner's view)."""
     if not rowids:
         return {}
-    among, params = conn.dialect.in_list("f.rowid", rowids)
-    rows = conn.execute(
-        f"SELECT f.rowid, {COLUMNS} FROM chronomem_facts f WHERE {among}", params
-    ).fetchall()
+    source, params = conn.dialect.facts_by_rowid(rowids)
+    rows = conn.execute(f"SELECT f.rowid, {COLUMNS} FROM {source}", params).fetchall()
     return {r[0]: FactRow._make(r[1:]) for r in rows}
 
 
@@ -149,8 +147,8 @@ def contents_by_rowid(conn: Conn, rowids: Sequence[int]) -> dict[int, str]:
     before any becomes a record)."""
     if not rowids:
         return {}
-    among, params = conn.dialect.in_list("rowid", rowids)
-    rows = conn.execute(f"SELECT rowid, content FROM chronomem_facts WHERE {among}", params)
+    source, params = conn.dialect.facts_by_rowid(rowids)
+    rows = conn.execute(f"SELECT f.rowid, f.content FROM {source}", params)
     return {int(rowid): str(content) for rowid, content in rows.fetchall()}
 
 

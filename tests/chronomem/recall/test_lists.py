@@ -38,7 +38,9 @@ def _copy(vectors: Any) -> Copy:
 
 @pytest.fixture
 def small_lists(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lists from 2,000 rows, 50 rows a list: the large-owner path at a test's size."""
+    """Lists from 2,000 rows, 50 rows a list: the large-owner path at a test's size, made in
+    the search that needs them."""
+    monkeypatch.setattr(lists, "BACKGROUND", False)
     monkeypatch.setattr(lists, "LISTS_FROM", 2_000)
     monkeypatch.setattr(lists, "LIST_SIZE", 50)
     monkeypatch.setattr(lists, "PROBES", 4)
@@ -71,14 +73,57 @@ def test_the_tail_is_searched_then_joins_then_the_lists_are_made_again(small_lis
     assert set(range(3_000, 3_100)) <= set(pool.tolist())
     rest = np.rint(vectors[3_100:3_400] * 127).astype(np.int8)
     copy.append(np, list(range(3_101, 3_401)), [r.tobytes() for r in rest])
-    copy.current_lists(np)
-    assert copy.inverted is first
-    assert first.covered == 3_400, "the tail joined its lists"
+    joined = copy.current_lists(np)
+    assert joined is not None
+    assert joined.covered == 3_400, "the tail joined its lists"
+    assert joined.centroids is first.centroids, "... under the same centroids"
+    assert first.covered == 3_000, "new lists: a search may still be reading the old"
     last = np.rint(vectors[3_400:] * 127).astype(np.int8)
     copy.append(np, list(range(3_401, 6_001)), [r.tobytes() for r in last])
     copy.current_lists(np)
-    assert copy.inverted is not first
+    assert copy.inverted is not joined
     assert copy.inverted.trained_at == 6_000, "doubled: centroids trained again"
+
+
+def test_lists_are_made_beside_the_searches_that_go_on_without_them(
+    small_lists: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lists, "BACKGROUND", True)
+    vectors = _clustered(3_000, 6)
+    copy = _copy(vectors)
+    exact = copy.nearest(np, vectors[42], 10)  # the lists start; this search reads every row
+    assert copy.making is not None
+    copy.making.join()
+    assert copy.inverted is None, "made, but swapped in only by the next search"
+    through_lists = copy.nearest(np, vectors[42], 10)
+    assert copy.inverted is not None
+    assert copy.making is None
+    assert exact[0][0] == through_lists[0][0] == 43, "a stored vector is its own nearest"
+    # Past the tail's share the new lists are made in the background too; the old ones serve.
+    first = copy.inverted
+    more = np.rint(_clustered(400, 7) * 127).astype(np.int8)
+    copy.append(np, list(range(3_001, 3_401)), [r.tobytes() for r in more])
+    assert copy.current_lists(np) is first
+    assert copy.current_lists(np, wait=True) is not first
+    assert copy.inverted.covered == 3_400
+
+
+def test_lists_that_could_not_be_made_say_why_in_the_next_search(
+    small_lists: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lists, "BACKGROUND", True)
+
+    def fail(*args: Any, **kwargs: Any) -> Lists:
+        raise MemoryError("no room for the lists")
+
+    monkeypatch.setattr(Lists, "train", fail)
+    copy = _copy(_clustered(3_000, 8))
+    copy.nearest(np, _clustered(1, 9)[0], 5)
+    assert copy.making is not None
+    copy.making.join()
+    with pytest.raises(MemoryError, match="no room"):
+        copy.nearest(np, _clustered(1, 9)[0], 5)
+    assert copy.inverted is None
 
 
 def test_the_lists_find_the_exact_searchs_neighbours(
@@ -107,6 +152,7 @@ def test_the_lists_find_the_exact_searchs_neighbours(
 def test_recall_by_meaning_through_the_lists(
     memory_target: MemoryTarget, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(lists, "BACKGROUND", False)
     monkeypatch.setattr(lists, "LISTS_FROM", 100)
     monkeypatch.setattr(lists, "LIST_SIZE", 20)
     monkeypatch.setattr(lists, "PROBES", 2)

@@ -285,6 +285,15 @@ class PostgresDialect:
         corpus = {name: (int(n), float(length)) for what, name, n, length in rows if what == "kind"}
         return named, dfs, corpus
 
+    def facts_by_rowid(self, rowids: Sequence[int]) -> tuple[str, list[object]]:
+        """Each id's fact in a lateral subquery, as :meth:`visible` reads them: ``rowid =
+        ANY(?)`` let the planner of a table it has no statistics for scan it whole."""
+        return (
+            """unnest(?::bigint[]) AS u(r) CROSS JOIN LATERAL (
+                   SELECT * FROM chronomem_facts WHERE rowid = u.r OFFSET 0) AS f""",
+            [list(rowids)],
+        )
+
     def in_list(self, column: str, values: Sequence[object]) -> tuple[str, list[object]]:
         """``column = ANY(?)``: one statement text whatever the count, so the server plans
         it once (psycopg prepares a statement it has run a few times)."""

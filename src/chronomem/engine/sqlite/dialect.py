@@ -181,6 +181,11 @@ class SQLiteDialect:
         """``column IN (?, ?, ...)``."""
         return f"{column} IN ({','.join('?' * len(values))})", list(values)
 
+    def facts_by_rowid(self, rowids: Sequence[int]) -> tuple[str, list[object]]:
+        """``rowid IN (...)``: a probe of the primary key per id."""
+        among, params = self.in_list("f.rowid", rowids)
+        return f"chronomem_facts f WHERE {among}", params
+
     def pool(
         self,
         conn: Conn,

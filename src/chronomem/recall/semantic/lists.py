@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LISTS_FROM", "LIST_SIZE", "PROBES", "Lists"]
+__all__ = ["BACKGROUND", "LISTS_FROM", "LIST_SIZE", "PROBES", "Lists"]
 
 LISTS_FROM = 50_000
 """Below this many items the exact search is cheap enough (1 ms at 50,000)."""
@@ -30,6 +30,11 @@ PROBES = 32
 """Lists a search reads: at a million items, about 32,000 rows of a million."""
 TAIL_SHARE = 0.05
 """The tail (rows newer than the lists) joins the lists when it passes this share of them."""
+BACKGROUND = True
+"""Whether lists are made in a thread of their own while searches go on without them (exact,
+or over the lists they replace, the tail searched whole): at a million items, making them
+takes seconds (bench/vectors.md), which the first search of a process would otherwise wait.
+``False``: the search that needs them makes them (tests, benchmarks)."""
 _TRAINING_ROWS = 64  # rows sampled per list to train the centroids
 _ROUNDS = 8  # k-means rounds
 _CHUNK = 65_536  # rows assigned at once (bounds the scratch matrix)
@@ -71,14 +76,16 @@ class Lists:
         return made
 
     def extend(self, np: Any, rough: Any, count: int) -> Lists:
-        """These lists with the tail joined (rows ``covered..count``), or new lists when the
-        copy has doubled since the centroids were trained."""
+        """New lists: these with the tail joined (rows ``covered..count``), or trained again
+        when the copy has doubled since the centroids were. These are left as they are: a
+        search may be reading them while the new ones are made (see ``BACKGROUND``)."""
         if count >= 2 * self.trained_at:
             return Lists.train(np, rough, count)
         tail = _assign(np, self.centroids, rough[self.covered : count])
-        self.labels = np.concatenate([self.labels, tail])
-        self._index(np, count, rough)
-        return self
+        labels = np.concatenate([self.labels, tail])
+        made = Lists(self.centroids, self.trained_at, 0, None, None, labels, None)
+        made._index(np, count, rough)
+        return made
 
     def stale(self, count: int) -> bool:
         """Whether the tail has outgrown its share and should join the lists."""

@@ -95,6 +95,9 @@ class Copy:
     rough: Any = None  # float32 (capacity, coarse)
     inverted: lists.Lists | None = None  # past LISTS_FROM items: which rows a search reads
     ordered: bool = True  # items ascending (always on SQLite): a rowid is found by bisection
+    making: threading.Thread | None = None  # lists being made (see current_lists)
+    ready: lists.Lists | None = None  # ... and once made, until a search swaps them in
+    failed: BaseException | None = None  # ... or why they could not be
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def nearest(self, np: Any, question: Any, k: int) -> list[tuple[int, float]]:
@@ -105,17 +108,24 @@ class Copy:
         inverted = self.current_lists(np)
         keep = max(256, _SHORTLIST * k)
         shortlists = self.coarse < self.dim  # the static model's dimensions come in order
+        scores = None
         if inverted is None and shortlists and self.count > keep:
             # Every row: a slice of the copy, not a gather of it.
             short = top_rows(np, self.rough[: self.count] @ question[: self.coarse], keep)
         elif inverted is None:
             short = np.arange(self.count)
+            if not shortlists:
+                # A space searched whole keeps every dimension in rough: the exact rows as
+                # floats already, so no gather and no conversion of the copy (at a million
+                # items, while the first lists are made, 1.5 GB a search).
+                scores = (self.rough[: self.count] @ question) / 127.0
         elif shortlists:
             pool, rough = inverted.ranked(np, self.rough, question, self.count)
             short = pool[top_rows(np, rough, keep)] if len(pool) > keep else pool
         else:
             short = inverted.candidates(np, question, self.count)
-        scores = (self.exact[short].astype(np.float32) @ question) / 127.0
+        if scores is None:
+            scores = (self.exact[short].astype(np.float32) @ question) / 127.0
         top = min(k, len(short))
         best = (
             np.argpartition(-scores, top - 1)[:top] if top < len(short) else np.arange(len(short))
@@ -138,16 +148,44 @@ class Copy:
         scores = (self.exact[rows].astype(np.float32) @ question) / 127.0
         return dict(zip(wanted[held].tolist(), scores.astype(float).tolist(), strict=True))
 
-    def current_lists(self, np: Any) -> lists.Lists | None:
-        """The copy's lists past LISTS_FROM items (made, or the tail joined, first when
-        due); ``None`` below."""
+    def current_lists(self, np: Any, *, wait: bool = False) -> lists.Lists | None:
+        """The lists a search reads past LISTS_FROM items (``None`` below, or while the first
+        are made). When they are due (none yet, or the tail past its share) they are made in
+        a thread of their own (``lists.BACKGROUND``) and swapped in by the first search after
+        they are ready; meanwhile a search reads every row, or the lists they replace and
+        their whole tail. ``wait``: made, or waited for, here (the caller holds the lock)."""
         n = self.count
         if n < lists.LISTS_FROM:
             return None
-        if self.inverted is None:
-            self.inverted = lists.Lists.train(np, self.rough, n)
-        elif self.inverted.stale(n):
-            self.inverted = self.inverted.extend(np, self.rough, n)
+        if self.making is not None and (wait or not self.making.is_alive()):
+            self.making.join()
+            self.making, ready, failed = None, self.ready, self.failed
+            self.ready = self.failed = None
+            if failed is not None:
+                raise failed
+            self.inverted = ready
+        if self.making is None and (self.inverted is None or self.inverted.stale(n)):
+            current, rough = self.inverted, self.rough  # rows 0..n of rough never change
+
+            def make() -> None:
+                try:
+                    self.ready = (
+                        lists.Lists.train(np, rough, n)
+                        if current is None
+                        else current.extend(np, rough, n)
+                    )
+                except BaseException as e:  # raised in the search that swaps them in
+                    self.failed = e
+
+            if lists.BACKGROUND and not wait:
+                self.making = threading.Thread(target=make, name="chronomem-lists", daemon=True)
+                self.making.start()
+            else:
+                make()
+                if self.failed is not None:
+                    failed, self.failed = self.failed, None
+                    raise failed
+                self.inverted, self.ready = self.ready, None
         return self.inverted
 
     def append(self, np: Any, items: list[int], blobs: list[bytes]) -> None:
@@ -249,14 +287,17 @@ class NearestIndex:
                 ).fetchall()
                 items = [int(i) for i, _ in rows]
                 mine = conn.dialect.visible(conn, items, ("f.owner = ?", [owner]))
-                known = copy.loaded(np, items, late)
-                fitting = [
-                    (i, bytes(v))
-                    for (i, v), seen in zip(zip(items, (r[1] for r in rows), strict=True),
-                                            known, strict=True)
-                    if i in mine and not seen and len(v) == copy.dim
-                ]  # fmt: skip
-                copy.append(np, [i for i, _ in fitting], [v for _, v in fitting])
+                dim = copy.dim
+                if late:
+                    known = copy.loaded(np, items, late)
+                    fitting = [
+                        row
+                        for row, seen in zip(rows, known, strict=True)
+                        if row[0] in mine and not seen and len(row[1]) == dim
+                    ]
+                else:  # nothing read twice: one test a row (a million rows at a first search)
+                    fitting = [row for row in rows if row[0] in mine and len(row[1]) == dim]
+                copy.append(np, [int(i) for i, _ in fitting], [v for _, v in fitting])
                 if len(rows) < _READ_BATCH:
                     copy.through = max(copy.through, newest)
                     return copy
