@@ -321,7 +321,13 @@ class ChronoMem:
                 "purge, purge_session, prune and erase_owner cannot run inside batch(): each "
                 "commits its own transactions (and on SQLite then empties the write-ahead log)"
             )
+        self._indexed()  # a re-embedding must find every vector's fact indexed
         return self._db
+
+    def _indexed(self) -> None:
+        """Index the facts keyed puts stored without their index, before a read of it (see
+        :mod:`chronomem.write.keyed_index`): one probe read when there are none."""
+        self.keyed.catch_up()
 
     def remember_episode(
         self,
@@ -444,6 +450,7 @@ class ChronoMem:
         )
         if cap is None and budget is None:
             cap = DEFAULT_LIMIT
+        self._indexed()
         with self._db.read() as conn:
             # "Now" is read after the snapshot is taken: every write the snapshot holds was
             # stamped before it, so a fact another process superseded a moment ago is never
@@ -479,6 +486,7 @@ class ChronoMem:
     def timeline(self, entity: str) -> list[Fact]:
         """Every fact about ``entity`` (any spelling of it), active and historical, oldest first."""
         key = entity_key(check_text("entity", entity, max_bytes=200))
+        self._indexed()
         with self._db.read() as conn:
             rows = table.timeline_rows(conn, self.owner, key)
         return [row_to_fact(r) for r in rows]
@@ -489,6 +497,7 @@ class ChronoMem:
         ``limit``: for completing a name as it is typed, through the entities' index."""
         start, above = _prefix_key("prefix", prefix), _prefix_key("after", after)
         n = check_positive("limit", limit) or 1
+        self._indexed()
         with self._db.read() as conn:
             found = names.entity_names(conn, self.owner, start, after=above, limit=n)
         return [name for _, name in found]
@@ -551,11 +560,13 @@ class ChronoMem:
 
     def contradictions(self) -> list[Contradiction]:
         """Groups of active facts (same entity, category and attribute) that disagree."""
+        self._indexed()
         with self._db.read() as conn:
             return find_contradictions(conn, self.owner)
 
     def stats(self) -> dict[str, int | str]:
         """Counts of facts by state, of episodes and of entities, plus the file and schema."""
+        self._indexed()
         with self._db.read() as conn:
             n = table.counts(conn, self.owner)
         return {
