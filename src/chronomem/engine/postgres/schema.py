@@ -446,11 +446,12 @@ $fn$
 # read), and version 13's ``chronomem_keyed_put`` replaced by one whose new key writes the
 # fact's row, the key's row, its namespace's count and the fact's place in that list: four
 # rows, none of the remember function's index work (entities, postings, term counters, vector,
-# times), which the catch-up does for many facts in one transaction. The list's rows go with
-# their fact (the foreign key's cascade, an owner's erasure) or by a purge (engine/keyed.py).
+# times), which the catch-up does for many facts in one transaction. The list's rows go by a
+# purge or an owner's erasure, in its transaction (engine/keyed.py), the only deletes of facts:
+# no foreign key, whose check would cost each put a trigger.
 _UNINDEXED = """
 CREATE TABLE chronomem_unindexed (
-    item bigint PRIMARY KEY REFERENCES chronomem_facts(rowid) ON DELETE CASCADE,
+    item bigint PRIMARY KEY,
     owner text NOT NULL
 );
 DROP FUNCTION chronomem_keyed_put(
