@@ -1,14 +1,14 @@
 """Writing a keyed fact: a put or a delete of (namespace, key), its fact and its row together.
 
-A put of a new key remembers a fact and adds the key's row (alone in its transaction, the fact's
-row without its recall index, which :mod:`chronomem.write.keyed_index` catches up before the index
-is next read: a put then costs what the store it replaces costs); of a key whose text changes, it
+A put of a new key remembers a fact and adds the key's row; of a key whose text changes, it
 supersedes the key's fact (one lineage in ``timeline``) and points the row at the successor; of
 a key whose text stays (the same after ``remember``'s normalisation: case, spacing, surrounding
-punctuation), it changes the row alone, with no fact
-written, so none of a new fact's work (entities, claim, postings, vector) is paid for text the
-memory already holds. The row is then marked ``drifted``: its fact's metadata holds an older
-value. A put of the value the key holds changes nothing but its time to live.
+punctuation), it changes the row alone, with no fact written, so none of a new fact's work
+(entities, claim, postings, vector) is paid for text the memory already holds. The row is then
+marked ``drifted``: its fact's metadata holds an older value. A put of the value the key holds
+changes nothing but its time to live. With ``index_later`` (the LangGraph store's put alone in
+its transaction) a new fact, of a new key or a changed text, is stored without its recall
+index, which :mod:`chronomem.write.keyed_index` catches up before the index is next read.
 
 Writers of one key are serialised on PostgreSQL by a transaction lock on it (sent with the
 read of its row, one round trip), so two processes putting a new key at once make one fact
@@ -27,7 +27,7 @@ from chronomem.engine.storage import Storage
 from chronomem.text.sameness import content_key
 from chronomem.write.facts import SystemClock, insert_fact, new_fact_id, prepare
 from chronomem.write.keyed_index import insert_unindexed, unindexed_arguments
-from chronomem.write.revise import forget_in, supersede_in
+from chronomem.write.revise import forget_in, supersede_in, supersede_unindexed_in
 
 __all__ = ["EXPIRED", "delete_keyed", "put_called", "put_keyed", "system_time_of"]
 
@@ -117,11 +117,13 @@ def put_keyed(
 ) -> table.KeyedRow:
     """Put ``value`` (JSON text) under (space, key), ``data`` being its fact (see the module
     docstring; its entities, claim and terms are derived only if a fact is written; a new
-    key's fact is indexed later with ``index_later``); returns the key's row as written."""
+    or changed key's new fact is indexed later with ``index_later``); returns the key's row as
+    written."""
+    later = index_later and data.entities is not None
     found = _locked_row(conn, owner, space, key)
     if found is None:
         now = clock.now()
-        if index_later and data.entities is not None:
+        if later:
             fact_id = new_fact_id(now)
             insert_unindexed(conn, owner, data, fact_id=fact_id, system_time=now)
         else:
@@ -141,7 +143,10 @@ def put_keyed(
         row = old._replace(value=value, updated_at=clock.now(), expires_at=expires_at, ttl=ttl)
         table.update_row(conn, owner, row, drifted=True)
         return row
-    fact_id = str(supersede_in(conn, owner, old.fact_id, prepare(data), clock=clock))
+    if later:
+        fact_id = supersede_unindexed_in(conn, owner, old.fact_id, data, clock=clock)
+    else:
+        fact_id = str(supersede_in(conn, owner, old.fact_id, prepare(data), clock=clock))
     row = old._replace(
         fact_id=fact_id, value=value, updated_at=system_time_of(fact_id),
         expires_at=expires_at, ttl=ttl,

@@ -65,6 +65,26 @@ def test_a_put_that_indexes_later_is_found_and_indexed_as_an_immediate_one(
     assert later.keyed.catch_up() == 0  # nothing left: one probe
 
 
+def test_a_changed_value_indexed_later_supersedes_as_an_immediate_put_does(
+    memory_target: MemoryTarget,
+) -> None:
+    later = memory_target.open(owner="ardian")
+    now = memory_target.sibling("now").open(owner="ardian")
+    for mem, flag in ((later, True), (now, False)):
+        first = _put(mem, "home", TEXTS[0], later=flag)
+        second = _put(mem, "home", "Alice Moreau moved to Nantes and works at Airbus.", later=flag)
+        assert second != first
+        assert mem.stats()["superseded"] == 1  # the catch-up ran first, then counted
+        assert [f.id for f in mem.timeline("Alice Moreau")] == [first, second]
+    assert count(later, "chronomem_unindexed") == 0
+    assert _index(later) == _index(now)
+    found = later.recall("where does Alice work?", limit=2, active_only=False)
+    assert {f.content for f in found} == {
+        TEXTS[0],
+        "Alice Moreau moved to Nantes and works at Airbus.",
+    }
+
+
 def test_timeline_entities_and_stats_catch_up_too(memory_target: MemoryTarget) -> None:
     mem = memory_target.open(owner="ardian")
     fid = _put(mem, "k", TEXTS[0], later=True)
