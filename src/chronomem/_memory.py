@@ -58,6 +58,7 @@ from ._checks import (
 )
 from ._errors import (
     ChronoMemError,
+    DatabaseError,
     InvalidArgumentError,
     UnknownIdError,
 )
@@ -157,10 +158,14 @@ class ChronoMem:
         self.close()
 
     def close(self) -> None:
-        """Write the uses recall noted (see ``track_use``), then release the file. Later
-        calls raise :class:`DatabaseError`."""
+        """Index what keyed puts left listed, write the uses recall noted (see ``track_use``),
+        then release the file. Later calls raise :class:`DatabaseError`."""
         try:
             if not getattr(self._batching, "depth", 0):
+                # A closed writer leaves no fact waiting for its index. One closed already, or
+                # refused a write now, leaves them listed for the next writer (crash-safe).
+                with contextlib.suppress(DatabaseError):
+                    self._indexed()
                 self._uses.close(self._clock.now())
         finally:
             self._db.close()

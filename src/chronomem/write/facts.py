@@ -165,10 +165,10 @@ def insert_fact(
 
 
 def index_stored(conn: Conn, owner: str, p: Prepared, *, rowid: int, fact_id: str, at: int) -> None:
-    """Index a fact whose row is stored already without it (a keyed put's: see
-    :mod:`chronomem.write.keyed_index`): its terms and claim in its row, its entities and
-    their links, and its index entries, as :func:`insert_fact` writes them with the row.
-    ``at`` is when it became valid."""
+    """Index a fact whose row and vector are stored already without the rest (a keyed
+    put's: see :mod:`chronomem.write.keyed_index`): its terms and claim in its row, its
+    entities and their links, and its index entries, as :func:`insert_fact` writes them with
+    the row. ``at`` is when it became valid."""
     attr, value = p.claim if p.claim else (None, None)
     conn.execute(
         "UPDATE chronomem_facts SET entities = ?, terms = ?, attr = ?, value = ? WHERE rowid = ?",
@@ -179,7 +179,8 @@ def index_stored(conn: Conn, owner: str, p: Prepared, *, rowid: int, fact_id: st
         sent = conflicts_of_keys(
             conn, owner=owner, category=p.data.category, claim=p.claim, entity_keys=p.keys
         )
-    _index_row(conn, owner, p, _Row(fact_id, rowid, at, _entity_ids(conn, owner, p), sent))
+    row = _Row(fact_id, rowid, at, _entity_ids(conn, owner, p), sent)
+    _index_row(conn, owner, p, row, vector=False)
 
 
 def remember_fact(
@@ -323,12 +324,13 @@ def _insert_row(
     return _Row(fid, int(cur.fetchone()[0]), at, entity_ids, sent)
 
 
-def _index_row(conn: Conn, owner: str, p: Prepared, row: _Row) -> FactId:
+def _index_row(conn: Conn, owner: str, p: Prepared, row: _Row, *, vector: bool = True) -> FactId:
     rowid, entity_ids = row.rowid, row.entity_ids
     index_document(
         conn, owner, "fact", rowid, p.data.content, fact_fields(p.data.category, p.data.metadata)
     )
-    store_vector(conn, rowid, p.data.content)
+    if vector:
+        store_vector(conn, rowid, p.data.content)
     index_times(conn, owner, rowid, row.at, ())
     conn.executemany(
         "INSERT INTO chronomem_fact_entities (entity_id, fact_rowid) VALUES (?, ?)",

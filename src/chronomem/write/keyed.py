@@ -67,7 +67,7 @@ def put_called(
 
     def arguments() -> list[object]:
         now = clock.now()
-        fact = unindexed_arguments(data, new_fact_id(now), now)
+        fact = unindexed_arguments(data, new_fact_id(now), now, db)
         return [space, key, value, expires_at, ttl, now, _lock_key(owner, space, key), owner,
                 *fact]  # fmt: skip
 

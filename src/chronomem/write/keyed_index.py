@@ -2,9 +2,11 @@
 
 A put of a key's new value alone in its transaction (:mod:`chronomem.write.keyed`) stores the
 fact's row, all that a read of the fact returns and the content key the next put compares, and
-lists the fact in ``chronomem_unindexed``. Its recall index (entities and their links, claim,
-Jaccard terms, lexical postings and term statistics, vector, time index) cost more than the
-whole put of the store it replaces (LangGraph's ``SqliteStore`` writes one row), so
+lists the fact in ``chronomem_unindexed``, with its vector (each process's copy of the vectors
+reads the rows above the highest it holds, so a vector is written in its fact's transaction, in
+the order of the facts). The rest of its recall index (entities and their links, claim, Jaccard
+terms, lexical postings and term statistics, time index) cost more than the whole put of the
+store it replaces (LangGraph's ``SqliteStore`` writes one row), so
 :func:`catch_up` writes it: every listed fact, a few hundred per transaction, each as
 :func:`chronomem.write.facts.insert_fact` indexes one. The memory runs it before it reads the
 index (recall, timeline, entity names, contradictions, stats) and before a purge or a
@@ -26,7 +28,7 @@ from chronomem._checks import FactInput
 from chronomem.engine import keyed as table
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage
-from chronomem.recall.semantic.vectors import bump_epoch
+from chronomem.recall.semantic.vectors import vector_of
 from chronomem.text.sameness import content_key
 from chronomem.write.facts import entity_names, index_stored, prepare
 
@@ -36,15 +38,17 @@ _BATCH = 500
 """Listed facts indexed per transaction (a catch-up holds the write lock no longer than that)."""
 
 
-def unindexed_arguments(data: FactInput, fact_id: str, system_time: int) -> list[object]:
+def unindexed_arguments(
+    data: FactInput, fact_id: str, system_time: int, carrier: object
+) -> list[object]:
     """The fact's row as ``chronomem_keyed_put`` (PostgreSQL) takes it, after the owner:
-    id, content, category, trust, confidence, source, metadata, entities, system time and
-    content key."""
+    id, content, category, trust, confidence, source, metadata, entities, system time,
+    content key and vector (in the space of ``carrier``, the storage)."""
     names, _ = entity_names(data)
     return [
         fact_id, data.content, data.category, data.trust, data.confidence, data.source,
         data.metadata, json.dumps(names, ensure_ascii=False), system_time,
-        content_key(data.content),
+        content_key(data.content), vector_of(data.content, carrier),
     ]  # fmt: skip
 
 
@@ -55,8 +59,8 @@ def insert_unindexed(
     caller's transaction). ``data`` names its entities (a put's always do)."""
     assert data.entities is not None  # what a keyed put passes
     assert data.valid_from is None
-    fid, content, category, trust, confidence, source, metadata, names, at, key = (
-        unindexed_arguments(data, fact_id, system_time)
+    fid, content, category, trust, confidence, source, metadata, names, at, key, vector = (
+        unindexed_arguments(data, fact_id, system_time, conn)
     )
     rowid = conn.execute(
         """INSERT INTO chronomem_facts (id, owner, content, category, trust, confidence, source,
@@ -64,6 +68,8 @@ def insert_unindexed(
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, 0, ?) RETURNING rowid""",
         (fid, owner, content, category, trust, confidence, source, metadata, names, at, at, key),
     ).fetchone()[0]
+    if vector is not None:
+        conn.execute("INSERT INTO chronomem_vectors (item, vec) VALUES (?, ?)", (rowid, vector))
     table.mark_unindexed(conn, owner, int(rowid))
 
 
@@ -92,10 +98,6 @@ def _index_listed(conn: Conn, listed: list[tuple[int, str]]) -> None:
             FROM chronomem_facts WHERE {among} AND purged_at IS NULL ORDER BY rowid""",
         tuple(params),
     ).fetchall()
-    # A process's copy of the vectors reads the rows above the highest it holds: a vector
-    # stored below the table's highest item is read only once the copies are told to read
-    # all again (a fact remembered after this one was put, and indexed first).
-    top = conn.execute("SELECT max(item) FROM chronomem_vectors").fetchone()[0]
     owners = dict(listed)
     for rowid, fid, content, category, trust, confidence, source, metadata, names, at in rows:
         data = FactInput(
@@ -105,7 +107,5 @@ def _index_listed(conn: Conn, listed: list[tuple[int, str]]) -> None:
         )  # fmt: skip
         owner = owners[int(rowid)]
         index_stored(conn, owner, prepare(data), rowid=int(rowid), fact_id=str(fid), at=int(at))
-    if rows and top is not None and int(rows[0][0]) < int(top):
-        bump_epoch(conn)
     gone, gone_params = conn.dialect.in_list("item", rowids)
     conn.execute(f"DELETE FROM chronomem_unindexed WHERE {gone}", tuple(gone_params))

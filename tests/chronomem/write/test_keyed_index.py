@@ -56,7 +56,9 @@ def test_a_put_that_indexes_later_is_found_and_indexed_as_an_immediate_one(
     for i, t in enumerate(TEXTS):
         _put(now, f"k{i}", t, later=False)
     assert count(later, "chronomem_unindexed") == 3
-    assert count(later, "chronomem_lex") == 0  # nothing of the index yet
+    assert count(later, "chronomem_lex") == 0  # nothing of the index yet but the vectors,
+    # stored with their facts, in their order (a process's copy reads the rows above its last)
+    assert count(later, "chronomem_vectors") == count(now, "chronomem_vectors")
     assert later.get(ids[1]).content == TEXTS[1]  # the fact reads whole meanwhile
     found = later.recall("who plays badminton on Fridays?", limit=3)
     assert found[0].id == ids[2]  # the recall caught up first
@@ -83,6 +85,16 @@ def test_a_changed_value_indexed_later_supersedes_as_an_immediate_put_does(
         TEXTS[0],
         "Alice Moreau moved to Nantes and works at Airbus.",
     }
+
+
+def test_closing_a_writer_leaves_nothing_listed(memory_target: MemoryTarget) -> None:
+    mem = memory_target.open(owner="ardian")
+    _put(mem, "k", TEXTS[1], later=True)
+    mem.close()
+    mem.close()  # twice: nothing to index, nothing refused
+    again = memory_target.open(owner="ardian")
+    assert count(again, "chronomem_unindexed") == 0
+    assert count(again, "chronomem_lex") == 1
 
 
 def test_timeline_entities_and_stats_catch_up_too(memory_target: MemoryTarget) -> None:

@@ -444,9 +444,9 @@ $fn$
 # Version 14 (issue 40 item 2): the facts a keyed put stored without their recall index, as
 # SQLite's version 17 lists them (write/keyed_index.py indexes them before the index is next
 # read), and version 13's ``chronomem_keyed_put`` replaced by one whose new key writes the
-# fact's row, the key's row, its namespace's count and the fact's place in that list: four
-# rows, none of the remember function's index work (entities, postings, term counters, vector,
-# times), which the catch-up does for many facts in one transaction. The list's rows go by a
+# fact's row and vector, the key's row, its namespace's count and the fact's place in that list,
+# none of the remember function's other index work (entities, postings, term counters, times),
+# which the catch-up does for many facts in one transaction. The list's rows go by a
 # purge or an owner's erasure, in its transaction (engine/keyed.py), the only deletes of facts:
 # no foreign key, whose check would cost each put a trigger.
 _UNINDEXED = """
@@ -463,7 +463,7 @@ CREATE FUNCTION chronomem_keyed_put(
     p_lock text,
     p_owner text, p_id text, p_content text, p_category text, p_trust float8,
     p_confidence float8, p_source text, p_metadata text, p_entities text,
-    p_system_time bigint, p_content_key text,
+    p_system_time bigint, p_content_key text, p_vector bytea,
     OUT outcome text, OUT fact_id text, OUT created_at bigint, OUT updated_at bigint)
 LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
@@ -486,6 +486,9 @@ BEGIN
         VALUES (p_id, p_owner, p_content, p_category, p_trust, p_confidence, p_source,
             p_metadata, p_entities, '', p_system_time, p_system_time, 0, p_content_key)
         RETURNING rowid INTO v_rowid;
+        IF p_vector IS NOT NULL THEN
+            INSERT INTO chronomem_vectors (item, vec) VALUES (v_rowid, p_vector);
+        END IF;
         INSERT INTO chronomem_unindexed (item, owner) VALUES (v_rowid, p_owner);
         INSERT INTO chronomem_keyed (owner, space, key, fact_id, value, created_at,
             updated_at, expires_at, ttl, drifted)

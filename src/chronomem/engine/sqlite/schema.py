@@ -326,10 +326,10 @@ CREATE TABLE chronomem_keyed_spaces (
 """
 
 # Version 17 (issue 40 item 2): the facts a keyed put stored without their recall index (its
-# lexical postings and term statistics, vector, entities, claim), listed by rowid for the
-# catch-up that indexes them before the index is next read (write/keyed_index.py). A row is
-# written in the put's transaction and deleted in the catch-up's, or with its fact by a purge
-# or an owner's erasure. Self-contained: one table.
+# lexical postings and term statistics, entities, claim; its vector is stored with it), listed
+# by rowid for the catch-up that indexes them before the index is next read
+# (write/keyed_index.py). A row is written in the put's transaction and deleted in the
+# catch-up's, or with its fact by a purge or an owner's erasure. Self-contained: one table.
 _UNINDEXED = """
 CREATE TABLE chronomem_unindexed (
     item INTEGER PRIMARY KEY,
