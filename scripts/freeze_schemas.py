@@ -57,6 +57,7 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("chronomem", "sqlite", 14, "6dc1e32bf4438ffa1e8e41e0f48b8107522a2a19"),
     ("chronomem", "sqlite", 15, "ecc4283458d072c4f8500b601dd69008b0de0555"),
     ("chronomem", "sqlite", 16, "9da289ec36b56d35f5eb70c7109c359633968f46"),
+    ("chronomem", "sqlite", 17, "0f1d197e42b14c95f95d4e653a75043952daea11"),
     ("chronomem", "postgres", 1, "f7063721cf18f84f29a7eece23602c1c9e9e229f"),
     ("chronomem", "postgres", 2, "c3d31a2829499d7ed4ff7bef0a90fa9eee528aab"),
     ("chronomem", "postgres", 3, "337299b1c6531cf86ee8c380e29a52406979f23a"),
@@ -71,6 +72,7 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("chronomem", "postgres", 11, "6dc1e32bf4438ffa1e8e41e0f48b8107522a2a19"),
     ("chronomem", "postgres", 12, "ecc4283458d072c4f8500b601dd69008b0de0555"),
     ("chronomem", "postgres", 13, "9da289ec36b56d35f5eb70c7109c359633968f46"),
+    ("chronomem", "postgres", 14, "e0858b3169094b2b65ff5cf81578c933a63ff966"),
     ("chronica", "sqlite", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
     ("chronica", "sqlite", 2, "f93cda7da764eab98f8f93f0f99888258d2d73ae"),
     # The lean acta layout (issue 40): positions are rowids.

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from chronomem.engine import keyed as table
 from chronomem.write import purge as purging
 from chronomem.write.keyed import EXPIRED, delete_keyed, put_called, put_keyed
+from chronomem.write.keyed_index import catch_up
 
 from ._checks import check_fact
 from ._errors import InvalidArgumentError
@@ -230,12 +231,18 @@ class KeyedFacts:
         expires_at: datetime | None = None,
         ttl: float | None = None,
         now: datetime | None = None,
+        index_later: bool = False,
     ) -> Keyed | None:
         """Put ``value`` under the key: a new fact (``content``, ``category``, ``entities``,
         ``metadata`` as :meth:`ChronoMem.remember` takes them) when the key is new or its text
         changed, the row alone otherwise (see :mod:`chronomem.write.keyed`). ``None``, with
         nothing written, when the key holds an item expired by ``now`` and not yet swept:
-        :meth:`sweep` it first (its values are to be erased, not superseded)."""
+        :meth:`sweep` it first (its values are to be erased, not superseded).
+
+        ``index_later`` (with ``entities`` named, outside a batch): a new key's fact is stored
+        without its recall index, which the memory writes before it next reads the index
+        (:meth:`catch_up`), so the put writes four rows; recall, ``timeline`` and the rest
+        find the fact as if indexed at once."""
         space, name = _space(namespace), _key(key)
         try:
             text = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
@@ -246,13 +253,25 @@ class KeyedFacts:
                           metadata=metadata)  # fmt: skip
         clock = self._memory._clock  # the face's own helper
         at, live = _us(expires_at), _us(now)
-        row = put_called(self._db, self._owner, space, name, text, data, expires_at=at, ttl=ttl,
-                         now=live, clock=clock)  # fmt: skip
+        later = index_later and data.entities is not None
+        row = None
+        if later:  # the server's function stores a new key's fact unindexed
+            row = put_called(self._db, self._owner, space, name, text, data, expires_at=at,
+                             ttl=ttl, now=live, clock=clock)  # fmt: skip
         if row is None:
             with self._db.write() as conn:
                 row = put_keyed(conn, self._owner, space, name, text, data, expires_at=at,
-                                ttl=ttl, now=live, clock=clock)  # fmt: skip
+                                ttl=ttl, now=live, clock=clock, index_later=later)  # fmt: skip
         return None if row is EXPIRED else _keyed(row)
+
+    def catch_up(self) -> int:
+        """Index the facts puts stored without their index (``index_later``), of every owner
+        of the file; returns how many. One probe read when there are none; nothing on a
+        memory opened read-only (it cannot write the index). See
+        :mod:`chronomem.write.keyed_index`."""
+        if self._memory._db.read_only:
+            return 0
+        return catch_up(self._memory._db)
 
     def adopt(
         self,

@@ -39,6 +39,7 @@ from chronomem.write.facts import (
 )
 from chronomem.write.imported import ImportedTombstone
 from chronomem.write.importing import import_records
+from chronomem.write.keyed_index import catch_up
 from chronomem.write.revise import forget_item, supersede_fact
 from chronomem.write.upgrade import upgrade_data
 from chronomem.write.uses import UseLog
@@ -57,6 +58,7 @@ from ._checks import (
 )
 from ._errors import (
     ChronoMemError,
+    DatabaseError,
     InvalidArgumentError,
     UnknownIdError,
 )
@@ -156,10 +158,14 @@ class ChronoMem:
         self.close()
 
     def close(self) -> None:
-        """Write the uses recall noted (see ``track_use``), then release the file. Later
-        calls raise :class:`DatabaseError`."""
+        """Index what keyed puts left listed, write the uses recall noted (see ``track_use``),
+        then release the file. Later calls raise :class:`DatabaseError`."""
         try:
             if not getattr(self._batching, "depth", 0):
+                # A closed writer leaves no fact waiting for its index. One closed already, or
+                # refused a write now, leaves them listed for the next writer (crash-safe).
+                with contextlib.suppress(DatabaseError):
+                    self._indexed()
                 self._uses.close(self._clock.now())
         finally:
             self._db.close()
@@ -321,7 +327,15 @@ class ChronoMem:
                 "purge, purge_session, prune and erase_owner cannot run inside batch(): each "
                 "commits its own transactions (and on SQLite then empties the write-ahead log)"
             )
+        self._indexed()  # a re-embedding must find every vector's fact indexed
         return self._db
+
+    def _indexed(self) -> None:
+        """Index the facts keyed puts stored without their index, before a read of it (see
+        :mod:`chronomem.write.keyed_index`): one probe read when there are none (about 10 us on
+        SQLite); nothing on a file opened read-only, which cannot write the index."""
+        if not self._db.read_only:
+            catch_up(self._db)
 
     def remember_episode(
         self,
@@ -444,6 +458,7 @@ class ChronoMem:
         )
         if cap is None and budget is None:
             cap = DEFAULT_LIMIT
+        self._indexed()
         with self._db.read() as conn:
             # "Now" is read after the snapshot is taken: every write the snapshot holds was
             # stamped before it, so a fact another process superseded a moment ago is never
@@ -480,6 +495,7 @@ class ChronoMem:
     def timeline(self, entity: str) -> list[Fact]:
         """Every fact about ``entity`` (any spelling of it), active and historical, oldest first."""
         key = entity_key(check_text("entity", entity, max_bytes=200))
+        self._indexed()
         with self._db.read() as conn:
             rows = table.timeline_rows(conn, self.owner, key)
         return [row_to_fact(r) for r in rows]
@@ -490,6 +506,7 @@ class ChronoMem:
         ``limit``: for completing a name as it is typed, through the entities' index."""
         start, above = _prefix_key("prefix", prefix), _prefix_key("after", after)
         n = check_positive("limit", limit) or 1
+        self._indexed()
         with self._db.read() as conn:
             found = names.entity_names(conn, self.owner, start, after=above, limit=n)
         return [name for _, name in found]
@@ -552,11 +569,13 @@ class ChronoMem:
 
     def contradictions(self) -> list[Contradiction]:
         """Groups of active facts (same entity, category and attribute) that disagree."""
+        self._indexed()
         with self._db.read() as conn:
             return find_contradictions(conn, self.owner)
 
     def stats(self) -> dict[str, int | str]:
         """Counts of facts by state, of episodes and of entities, plus the file and schema."""
+        self._indexed()
         with self._db.read() as conn:
             n = table.counts(conn, self.owner)
         return {

@@ -4,7 +4,10 @@
 key's current value, the value itself (JSON text), when the key was first and last put, and,
 for an item that expires, when it does and the time to live it was put with (a read may renew
 it). ``chronomem_keyed_spaces`` counts each namespace's items, kept in the same transaction as
-the rows, so listing the namespaces reads that table alone.
+the rows, so listing the namespaces reads that table alone. ``chronomem_unindexed`` lists the
+facts a put stored without their recall index, for the catch-up that indexes them
+(:mod:`chronomem.write.keyed_index`); a purge or an erasure of such a fact takes it off the list
+in its own transaction (it has no index entries to take out).
 
 A namespace is stored as its labels, each followed by U+0001 (``users\\x01alice\\x01``): byte
 order is then the order of the label tuples (a namespace sorts before those under it), and
@@ -34,6 +37,7 @@ __all__ = [
     "forget_fact_rows",
     "get_row",
     "insert_row",
+    "mark_unindexed",
     "namespace_of",
     "refresh",
     "rows_by_fact",
@@ -42,6 +46,8 @@ __all__ = [
     "space_range",
     "spaces_under",
     "stale_spaces",
+    "unindexed",
+    "unindexed_any",
     "update_row",
 ]
 
@@ -248,9 +254,12 @@ def delete_rows(conn: Conn, owner: str, keys: Sequence[tuple[str, str]]) -> int:
 
 def forget_fact_rows(conn: Conn, owner: str, rowids: Sequence[int]) -> None:
     """Remove the rows whose current value is a fact among ``rowids`` (a purge: the value
-    beside the fact goes with it)."""
+    beside the fact goes with it), and those facts from the list of unindexed ones (a purged
+    fact is never indexed: its content is gone)."""
     if not rowids:
         return
+    gone, gone_params = conn.dialect.in_list("item", list(rowids))
+    conn.execute(f"DELETE FROM chronomem_unindexed WHERE {gone}", tuple(gone_params))
     among, params = conn.dialect.in_list("rowid", list(rowids))
     found = conn.execute(
         f"SELECT id FROM chronomem_facts WHERE owner = ? AND {among}", (owner, *params)
@@ -275,6 +284,28 @@ def erase_owner_rows(conn: Conn, owner: str) -> None:
     """Every row of the owner, in both tables."""
     conn.execute("DELETE FROM chronomem_keyed WHERE owner = ?", (owner,))
     conn.execute("DELETE FROM chronomem_keyed_spaces WHERE owner = ?", (owner,))
+    conn.execute("DELETE FROM chronomem_unindexed WHERE owner = ?", (owner,))
+
+
+def mark_unindexed(conn: Conn, owner: str, rowid: int) -> None:
+    """List the fact ``rowid`` as stored without its recall index (in its put's transaction)."""
+    conn.execute("INSERT INTO chronomem_unindexed (item, owner) VALUES (?, ?)", (rowid, owner))
+
+
+def unindexed_any(conn: Conn) -> bool:
+    """Whether any fact, of any owner, waits for its recall index: one probe."""
+    return conn.execute("SELECT 1 FROM chronomem_unindexed LIMIT 1").fetchone() is not None
+
+
+def unindexed(conn: Conn, limit: int) -> list[tuple[int, str]]:
+    """Up to ``limit`` (rowid, owner) of facts waiting for their index, oldest first; on
+    PostgreSQL locked until the caller's transaction ends, so two catch-ups never index one
+    fact twice (the second waits, then finds it gone from the list)."""
+    lock = conn.dialect.for_update
+    rows = conn.execute(
+        f"SELECT item, owner FROM chronomem_unindexed ORDER BY item LIMIT ?{lock}", (limit,)
+    ).fetchall()
+    return [(int(r[0]), str(r[1])) for r in rows]
 
 
 def expired(conn: Conn, owner: str, now: int, limit: int) -> list[KeyedRow]:

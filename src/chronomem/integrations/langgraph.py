@@ -334,7 +334,7 @@ class ChronoMemStore(BaseStore):
             entities=entities_of(op.namespace, op.key, content),
             metadata=metadata_of(op.namespace, op.key, value, None),
             expires_at=None if op.ttl is None else now + timedelta(minutes=op.ttl), ttl=op.ttl,
-            now=now,
+            now=now, index_later=alone,
         )  # fmt: skip
         if put() is None:  # its key held an expired item, not yet swept: erase it, then put
             if not alone:  # the batch erased what had expired before it began

@@ -42,7 +42,9 @@ __all__ = [
     "Prepared",
     "SystemClock",
     "backfill_content_keys",
+    "entity_names",
     "find_duplicate",
+    "index_stored",
     "insert_fact",
     "new_fact_id",
     "prepare",
@@ -87,9 +89,9 @@ class Prepared:
     content_key: str
 
 
-def prepare(data: FactInput) -> Prepared:
-    """Extract entities (unless the caller named them), Jaccard terms and the claim."""
-    caller_named = data.entities is not None
+def entity_names(data: FactInput) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The fact's entities (the caller's, else those its text names), one per key: their
+    names as stored and their keys."""
     raw = data.entities if data.entities is not None else tuple(extract_entities(data.content))
     names: list[str] = []
     keys: list[str] = []
@@ -98,11 +100,17 @@ def prepare(data: FactInput) -> Prepared:
         if key and key not in keys:
             names.append(name.strip())
             keys.append(key)
+    return tuple(names), tuple(keys)
+
+
+def prepare(data: FactInput) -> Prepared:
+    """Extract entities (unless the caller named them), Jaccard terms and the claim."""
+    names, keys = entity_names(data)
     return Prepared(
         data=data,
-        names=tuple(names),
-        keys=tuple(keys),
-        caller_named=caller_named,
+        names=names,
+        keys=keys,
+        caller_named=data.entities is not None,
         terms=" ".join(sorted(set(terms(data.content)))),
         claim=parse_claim(data.content, names, data.category),
         content_key=content_key(data.content),
@@ -154,6 +162,25 @@ def insert_fact(
     """
     row = _insert_row(conn, owner, p, system_time, fact_id or new_fact_id(system_time), lineage)
     return _index_row(conn, owner, p, row)
+
+
+def index_stored(conn: Conn, owner: str, p: Prepared, *, rowid: int, fact_id: str, at: int) -> None:
+    """Index a fact whose row and vector are stored already without the rest (a keyed
+    put's: see :mod:`chronomem.write.keyed_index`): its terms and claim in its row, its
+    entities and their links, and its index entries, as :func:`insert_fact` writes them with
+    the row. ``at`` is when it became valid."""
+    attr, value = p.claim if p.claim else (None, None)
+    conn.execute(
+        "UPDATE chronomem_facts SET entities = ?, terms = ?, attr = ?, value = ? WHERE rowid = ?",
+        (json.dumps(p.names, ensure_ascii=False), p.terms, attr, value, rowid),
+    )
+    sent = None
+    if conn.dialect.pipelined:
+        sent = conflicts_of_keys(
+            conn, owner=owner, category=p.data.category, claim=p.claim, entity_keys=p.keys
+        )
+    row = _Row(fact_id, rowid, at, _entity_ids(conn, owner, p), sent)
+    _index_row(conn, owner, p, row, vector=False)
 
 
 def remember_fact(
@@ -297,12 +324,13 @@ def _insert_row(
     return _Row(fid, int(cur.fetchone()[0]), at, entity_ids, sent)
 
 
-def _index_row(conn: Conn, owner: str, p: Prepared, row: _Row) -> FactId:
+def _index_row(conn: Conn, owner: str, p: Prepared, row: _Row, *, vector: bool = True) -> FactId:
     rowid, entity_ids = row.rowid, row.entity_ids
     index_document(
         conn, owner, "fact", rowid, p.data.content, fact_fields(p.data.category, p.data.metadata)
     )
-    store_vector(conn, rowid, p.data.content)
+    if vector:
+        store_vector(conn, rowid, p.data.content)
     index_times(conn, owner, rowid, row.at, ())
     conn.executemany(
         "INSERT INTO chronomem_fact_entities (entity_id, fact_rowid) VALUES (?, ?)",

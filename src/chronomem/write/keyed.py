@@ -3,10 +3,12 @@
 A put of a new key remembers a fact and adds the key's row; of a key whose text changes, it
 supersedes the key's fact (one lineage in ``timeline``) and points the row at the successor; of
 a key whose text stays (the same after ``remember``'s normalisation: case, spacing, surrounding
-punctuation), it changes the row alone, with no fact
-written, so none of a new fact's work (entities, claim, postings, vector) is paid for text the
-memory already holds. The row is then marked ``drifted``: its fact's metadata holds an older
-value. A put of the value the key holds changes nothing but its time to live.
+punctuation), it changes the row alone, with no fact written, so none of a new fact's work
+(entities, claim, postings, vector) is paid for text the memory already holds. The row is then
+marked ``drifted``: its fact's metadata holds an older value. A put of the value the key holds
+changes nothing but its time to live. With ``index_later`` (the LangGraph store's put alone in
+its transaction) a new fact, of a new key or a changed text, is stored without its recall
+index, which :mod:`chronomem.write.keyed_index` catches up before the index is next read.
 
 Writers of one key are serialised on PostgreSQL by a transaction lock on it (sent with the
 read of its row, one round trip), so two processes putting a new key at once make one fact
@@ -23,14 +25,9 @@ from chronomem.engine import keyed as table
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage
 from chronomem.text.sameness import content_key
-from chronomem.write.facts import (
-    SystemClock,
-    insert_fact,
-    new_fact_id,
-    prepare,
-    remember_arguments,
-)
-from chronomem.write.revise import forget_in, supersede_in
+from chronomem.write.facts import SystemClock, insert_fact, new_fact_id, prepare
+from chronomem.write.keyed_index import insert_unindexed, unindexed_arguments
+from chronomem.write.revise import forget_in, supersede_in, supersede_unindexed_in
 
 __all__ = ["EXPIRED", "delete_keyed", "put_called", "put_keyed", "system_time_of"]
 
@@ -63,25 +60,23 @@ def put_called(
     clock: SystemClock,
 ) -> table.KeyedRow | None:
     """:func:`put_keyed` as one call of the server's ``chronomem_keyed_put`` (PostgreSQL, no
-    batch open): a new key, its value again, or a value whose text is unchanged, in one round
-    trip. ``None``, with nothing written: no such function here, or the text changed (the
-    caller then supersedes in a transaction of statements)."""
-    made: list[int] = []
+    batch open): a new key (its fact's row, listed for its index: see
+    :mod:`chronomem.write.keyed_index`), its value again, or a value whose text is unchanged,
+    in one round trip. ``None``, with nothing written: no such function here, or the text
+    changed (the caller then supersedes in a transaction of statements)."""
 
     def arguments() -> list[object]:
         now = clock.now()
-        made.append(now)
-        # What a new fact needs is derived here, client-side, so that the call is one round
-        # trip; the server writes none of it unless the key is new.
-        fact = remember_arguments(db, owner, prepare(data), new_fact_id(now), now, dedup=False)
-        return [space, key, value, expires_at, ttl, now, _lock_key(owner, space, key), *fact]
+        fact = unindexed_arguments(data, new_fact_id(now), now, db)
+        return [space, key, value, expires_at, ttl, now, _lock_key(owner, space, key), owner,
+                *fact]  # fmt: skip
 
     row = db.call("chronomem_keyed_put", arguments)
     if row is None or row[0] == "changed":
         return None
     if row[0] == "expired":
         return EXPIRED
-    _, fact_id, created_at, updated_at, _, _ = row
+    _, fact_id, created_at, updated_at = row
     return table.KeyedRow(space, key, fact_id, value, created_at, updated_at, expires_at, ttl)
 
 
@@ -118,14 +113,21 @@ def put_keyed(
     ttl: float | None,
     now: int | None,
     clock: SystemClock,
+    index_later: bool = False,
 ) -> table.KeyedRow:
     """Put ``value`` (JSON text) under (space, key), ``data`` being its fact (see the module
-    docstring; its entities, claim and terms are derived only if a fact is written); returns
-    the key's row as written."""
+    docstring; its entities, claim and terms are derived only if a fact is written; a new
+    or changed key's new fact is indexed later with ``index_later``); returns the key's row as
+    written."""
+    later = index_later and data.entities is not None
     found = _locked_row(conn, owner, space, key)
     if found is None:
         now = clock.now()
-        fact_id = str(insert_fact(conn, owner, prepare(data), system_time=now))
+        if later:
+            fact_id = new_fact_id(now)
+            insert_unindexed(conn, owner, data, fact_id=fact_id, system_time=now)
+        else:
+            fact_id = str(insert_fact(conn, owner, prepare(data), system_time=now))
         row = table.KeyedRow(space, key, fact_id, value, now, now, expires_at, ttl)
         table.insert_row(conn, owner, row)
         return row
@@ -141,7 +143,10 @@ def put_keyed(
         row = old._replace(value=value, updated_at=clock.now(), expires_at=expires_at, ttl=ttl)
         table.update_row(conn, owner, row, drifted=True)
         return row
-    fact_id = str(supersede_in(conn, owner, old.fact_id, prepare(data), clock=clock))
+    if later:
+        fact_id = supersede_unindexed_in(conn, owner, old.fact_id, data, clock=clock)
+    else:
+        fact_id = str(supersede_in(conn, owner, old.fact_id, prepare(data), clock=clock))
     row = old._replace(
         fact_id=fact_id, value=value, updated_at=system_time_of(fact_id),
         expires_at=expires_at, ttl=ttl,

@@ -7,6 +7,7 @@ Both change an active item's state in one transaction and keep it in the record 
 
 from __future__ import annotations
 
+from chronomem._checks import FactInput
 from chronomem._errors import (
     FactNotActiveError,
     FactNotFoundError,
@@ -19,10 +20,12 @@ from chronomem.engine import items as table
 from chronomem.engine import keyed
 from chronomem.engine.dialect import Conn
 from chronomem.engine.storage import Storage
+from chronomem.text.sameness import content_key
 from chronomem.write.facts import Prepared, SystemClock, insert_fact, new_fact_id
+from chronomem.write.keyed_index import insert_unindexed
 from chronomem.write.unindex import forget_from_context
 
-__all__ = ["forget_in", "forget_item", "supersede_fact", "supersede_in"]
+__all__ = ["forget_in", "forget_item", "supersede_fact", "supersede_in", "supersede_unindexed_in"]
 
 
 def supersede_fact(
@@ -43,16 +46,35 @@ def supersede_fact(
 
 def supersede_in(conn: Conn, owner: str, old_id: str, p: Prepared, *, clock: SystemClock) -> FactId:
     """:func:`supersede_fact` inside the caller's write transaction."""
+    new_id, now = _end(conn, owner, old_id, p.data, p.content_key, clock)
+    return insert_fact(conn, owner, p, system_time=now, fact_id=new_id)
+
+
+def supersede_unindexed_in(
+    conn: Conn, owner: str, old_id: str, data: FactInput, *, clock: SystemClock
+) -> str:
+    """:func:`supersede_in` whose successor is stored without its recall index, listed for
+    the catch-up (a keyed put's: see :mod:`chronomem.write.keyed_index`); its id."""
+    new_id, now = _end(conn, owner, old_id, data, content_key(data.content), clock)
+    insert_unindexed(conn, owner, data, fact_id=new_id, system_time=now)
+    return new_id
+
+
+def _end(
+    conn: Conn, owner: str, old_id: str, data: FactInput, key: str, clock: SystemClock
+) -> tuple[str, int]:
+    """End the active fact ``old_id``'s belief for a successor saying ``data``: the
+    successor's id and system time."""
     active = _active(conn, owner, old_id, superseding=True)
-    if active.content_key == p.content_key:
+    if active.content_key == key:
         raise InvalidFactError("content", f"is what {old_id!r} already says (after normalisation)")
     now = clock.now()
-    start = p.data.valid_from if p.data.valid_from is not None else now
+    start = data.valid_from if data.valid_from is not None else now
     if start < active.valid_from:
         raise InvalidFactError("valid_from", "is earlier than the superseded fact's")
     new_id = new_fact_id(now)
     table.end_belief(conn, active.rowid, until=start, now=now, successor=new_id)
-    return insert_fact(conn, owner, p, system_time=now, fact_id=new_id)
+    return new_id, now
 
 
 def forget_item(

@@ -441,9 +441,99 @@ END
 $fn$
 """
 
+# Version 14 (issue 40 item 2): the facts a keyed put stored without their recall index, as
+# SQLite's version 17 lists them (write/keyed_index.py indexes them before the index is next
+# read), and version 13's ``chronomem_keyed_put`` replaced by one whose new key writes the
+# fact's row and vector, the key's row, its namespace's count and the fact's place in that list,
+# none of the remember function's other index work (entities, postings, term counters, times),
+# which the catch-up does for many facts in one transaction. The list's rows go by a
+# purge or an owner's erasure, in its transaction (engine/keyed.py), the only deletes of facts:
+# no foreign key, whose check would cost each put a trigger.
+_UNINDEXED = """
+CREATE TABLE chronomem_unindexed (
+    item bigint PRIMARY KEY,
+    owner text NOT NULL
+);
+DROP FUNCTION chronomem_keyed_put(
+    text, text, text, bigint, float8, bigint, text, text, text, text, text, float8, float8,
+    text, text, text, text, text, text, bigint, bigint, text, text, text[], text[], boolean,
+    text, text, text[], float8, bytea);
+CREATE FUNCTION chronomem_keyed_put(
+    p_space text, p_key text, p_item text, p_expires bigint, p_ttl float8, p_now bigint,
+    p_lock text,
+    p_owner text, p_id text, p_content text, p_category text, p_trust float8,
+    p_confidence float8, p_source text, p_metadata text, p_entities text,
+    p_system_time bigint, p_content_key text, p_vector bytea,
+    OUT outcome text, OUT fact_id text, OUT created_at bigint, OUT updated_at bigint)
+LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan AS $fn$
+DECLARE
+    v_fact text;
+    v_value text;
+    v_created bigint;
+    v_updated bigint;
+    v_expires bigint;
+    v_ttl float8;
+    v_known text;
+    v_rowid bigint;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended(p_lock, 0));
+    SELECT k.fact_id, k.value, k.created_at, k.updated_at, k.expires_at, k.ttl
+    INTO v_fact, v_value, v_created, v_updated, v_expires, v_ttl
+    FROM chronomem_keyed k WHERE k.owner = p_owner AND k.space = p_space AND k.key = p_key;
+    IF v_fact IS NULL THEN
+        INSERT INTO chronomem_facts (id, owner, content, category, trust, confidence, source,
+            metadata, entities, terms, system_time, valid_from, forgotten, content_key)
+        VALUES (p_id, p_owner, p_content, p_category, p_trust, p_confidence, p_source,
+            p_metadata, p_entities, '', p_system_time, p_system_time, 0, p_content_key)
+        RETURNING rowid INTO v_rowid;
+        IF p_vector IS NOT NULL THEN
+            INSERT INTO chronomem_vectors (item, vec) VALUES (v_rowid, p_vector);
+        END IF;
+        INSERT INTO chronomem_unindexed (item, owner) VALUES (v_rowid, p_owner);
+        INSERT INTO chronomem_keyed (owner, space, key, fact_id, value, created_at,
+            updated_at, expires_at, ttl, drifted)
+        VALUES (p_owner, p_space, p_key, p_id, p_item, p_system_time, p_system_time,
+            p_expires, p_ttl, 0);
+        INSERT INTO chronomem_keyed_spaces (owner, space, items) VALUES (p_owner, p_space, 1)
+        ON CONFLICT (owner, space) DO UPDATE SET items = chronomem_keyed_spaces.items + 1;
+        outcome := 'new';
+        fact_id := p_id;
+        created_at := p_system_time;
+        updated_at := p_system_time;
+        RETURN;
+    END IF;
+    fact_id := v_fact;
+    created_at := v_created;
+    IF p_now IS NOT NULL AND v_expires IS NOT NULL AND v_expires <= p_now THEN
+        outcome := 'expired';
+        RETURN;
+    END IF;
+    IF v_value = p_item THEN
+        IF v_expires IS DISTINCT FROM p_expires OR v_ttl IS DISTINCT FROM p_ttl THEN
+            UPDATE chronomem_keyed SET expires_at = p_expires, ttl = p_ttl
+            WHERE owner = p_owner AND space = p_space AND key = p_key;
+        END IF;
+        outcome := 'same';
+        updated_at := v_updated;
+        RETURN;
+    END IF;
+    SELECT f.content_key INTO v_known FROM chronomem_facts f WHERE f.id = v_fact;
+    IF v_known IS NOT DISTINCT FROM p_content_key THEN
+        UPDATE chronomem_keyed SET value = p_item, updated_at = p_system_time,
+            expires_at = p_expires, ttl = p_ttl, drifted = 1
+        WHERE owner = p_owner AND space = p_space AND key = p_key;
+        outcome := 'drifted';
+        updated_at := p_system_time;
+        RETURN;
+    END IF;
+    outcome := 'changed';
+END
+$fn$
+"""
+
 # Index i holds the statements that take the schema from version i to i + 1.
 _MIGRATIONS: tuple[str, ...] = (
-    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _KEYED,
+    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _KEYED, _UNINDEXED,
 )  # fmt: skip
 # The data steps (carried out by the write path) after a step's statements.
 _DATA_AFTER = {

@@ -325,6 +325,18 @@ CREATE TABLE chronomem_keyed_spaces (
 ) WITHOUT ROWID
 """
 
+# Version 17 (issue 40 item 2): the facts a keyed put stored without their recall index (its
+# lexical postings and term statistics, entities, claim; its vector is stored with it), listed
+# by rowid for the catch-up that indexes them before the index is next read
+# (write/keyed_index.py). A row is written in the put's transaction and deleted in the
+# catch-up's, or with its fact by a purge or an owner's erasure. Self-contained: one table.
+_UNINDEXED = """
+CREATE TABLE chronomem_unindexed (
+    item INTEGER PRIMARY KEY,
+    owner TEXT NOT NULL
+)
+"""
+
 
 # Index i holds the step that takes the schema from version i to i + 1.
 _MIGRATIONS: tuple[Step, ...] = (
@@ -346,6 +358,7 @@ _MIGRATIONS: tuple[Step, ...] = (
     _v14,
     _script(_V15),
     _script(_KEYED),
+    _script(_UNINDEXED),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
