@@ -97,7 +97,10 @@ class EncoderSpace:
     def __init__(self, name: str) -> None:
         from chronomem.recall.semantic.transformer import load_minilm
 
-        encoder = load_minilm("onnx-q8" if name == "minilm-l6-q8" else None)
+        try:
+            encoder = load_minilm("onnx-q8" if name == "minilm-l6-q8" else None)
+        except LookupError as e:  # the int8 graph without onnxruntime: numpy has no int8 pass
+            raise LookupError(f"the {name} encoder {e}") from e
         if encoder is None:
             raise LookupError(
                 f"the {name} encoder needs the encoder extra: pip install 'chronomem[encoder]'"

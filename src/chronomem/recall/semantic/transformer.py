@@ -284,9 +284,7 @@ def load_minilm(runtime: Runtime | None = None) -> MiniLM | None:
         return None
     chosen = runtime or default_runtime()
     if chosen != "numpy" and default_runtime() == "numpy":
-        raise LookupError(
-            f"the {chosen} encoder needs onnxruntime and onnx: pip install 'chronomem[encoder]'"
-        )
+        raise LookupError("needs onnxruntime and onnx: pip install 'chronomem[encoder]'")
     with _lock:
         encoder = _loaded.get(chosen)
         if encoder is None:
