@@ -8,9 +8,9 @@ two spaces never mix in one nearest-neighbour search:
 * ``minilm-l6``: all-MiniLM-L6-v2's transformer (:mod:`.transformer`, the ``encoder``
   extra), 384 signed bytes a text, in milliseconds; batch writes encode in batches. Run by
   onnxruntime where it is installed, else by numpy: the same stored bytes either way.
-* ``minilm-l6-q8``: the same transformer quantised to int8 by onnxruntime. Its vectors are
-  near the fp32 ones but not the same bytes, so it is a space of its own: a file made with
-  one is refused by the other, and ``chronomem reindex --encoder`` moves between them.
+* ``minilm-l6-q8``: the same transformer with its products in integers (onnxruntime only).
+  Its vectors are near the fp32 ones but not the same bytes, so it is a space of its own: a
+  file made with one is refused by the other, and ``chronomem reindex --encoder`` moves it.
 
 A space quantises every unit vector to signed bytes (times 127), so a stored vector is a
 quarter of float32's size and the cosine of two is their dot product over 127**2.
