@@ -12,7 +12,8 @@ For each: one question's encoding (p50 and p95 over the development set's first 
 a batch of 64 turns (ms an item: what a batch write pays), the graph's build (first use on a
 machine) and load (every later process). Then how near each runtime's vectors are to numpy's
 on real turns (stored bytes equal; the int8 graph's cosine), and the installed size of what
-the extra pulls in. Writes ``bench/encoder.md`` and ``bench/encoder.json``.
+the extra pulls in, and the memory a process holds with each runtime. Writes
+``bench/encoder.md`` and ``bench/encoder.json``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import importlib.metadata
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -97,6 +99,38 @@ def _agreement(models: dict[str, MiniLM], turns: list[str]) -> dict[str, dict[st
     return out
 
 
+_RESIDENT = """
+import sys
+from chronomem.recall.semantic.transformer import load_minilm
+def status(field):  # VmHWM, the peak, is this process's own (getrusage's survives exec)
+    for line in open("/proc/self/status"):
+        if line.startswith(field):
+            return int(line.split()[1]) / 1024
+before = status("VmRSS")
+load_minilm(sys.argv[1]).encode(["I went to a support group yesterday, it was powerful"] * 64)
+print(before, status("VmRSS"), status("VmHWM"))
+"""
+
+
+def _resident(cache: str) -> dict[str, dict[str, int]]:
+    """MB a process holds for each runtime (a fresh one each, its graph already cached):
+    before loading the encoder, after loading it and encoding a batch, and at its peak."""
+    out = {}
+    env = {**os.environ, "XDG_CACHE_HOME": cache, "PYTHONPATH": str(REPO / "src")}
+    for runtime in ("numpy", "onnx-fp32", "onnx-q8"):
+        done = subprocess.run(
+            [sys.executable, "-c", _RESIDENT, runtime], env=env, capture_output=True, text=True,
+            check=True,
+        )  # fmt: skip
+        before, after, peak = (float(v) for v in done.stdout.split())
+        out[runtime] = {
+            "before_mb": round(before),
+            "after_mb": round(after),
+            "peak_mb": round(peak),
+        }
+    return out
+
+
 def measure(path: Path, questions: int, batches: int) -> dict[str, Any]:
     directory = model_dir()
     if directory is None:
@@ -109,6 +143,7 @@ def measure(path: Path, questions: int, batches: int) -> dict[str, Any]:
         os.environ["XDG_CACHE_HOME"] = cache  # never the user's own cache
         builds = _builds(directory)
         models = {name: MiniLM(directory, rt, threads=n) for name, (rt, n) in SIDES.items()}
+        resident = _resident(cache)
     for model in models.values():
         model.encode(asked[:5])  # warm: first runs allocate
     single: dict[str, list[float]] = {name: [] for name in SIDES}
@@ -132,6 +167,7 @@ def measure(path: Path, questions: int, batches: int) -> dict[str, Any]:
         "rows": rows,
         "builds": builds,
         "agreement": _agreement(models, turns[::9][:300]),
+        "resident_mb": resident,
         "installed_mb": {name: _installed_mb(name) for name in EXTRA},
         "load": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }
@@ -162,6 +198,11 @@ def markdown(r: dict[str, Any]) -> str:
     for name, a in r["agreement"].items():
         lines.append(f"| {name} | {a['texts']} | {a['stored_bytes_equal']} | "
                      f"{a['cosine_mean']:.4f} | {a['cosine_min']:.4f} |")  # fmt: skip
+    lines += ["", "Memory of a process (MB resident; a fresh process each, the graph cached):", "",
+              "| runtime | before loading | loaded, after a batch | peak |",
+              "|---|---:|---:|---:|"]  # fmt: skip
+    for runtime, m in r["resident_mb"].items():
+        lines.append(f"| {runtime} | {m['before_mb']} | {m['after_mb']} | {m['peak_mb']} |")
     sizes = r["installed_mb"]
     total = sum(v for v in sizes.values() if v)
     listed = ", ".join(f"{k} {v}" for k, v in sizes.items() if v is not None)

@@ -460,6 +460,13 @@ def encoder() -> str:
         f"and read back, checked, in {builds['fp32']['read_s']:.2f} and "
         f"{builds['q8']['read_s']:.2f} s.",
         "",
+        "A process holds "
+        + ", ".join(
+            f"{m['after_mb'] - m['before_mb']} MB more with {name}"
+            for name, m in r["resident_mb"].items()
+        )
+        + " (loaded, after a batch of 64).",
+        "",
         f"The extra installs {sum(v for v in sizes.values() if v):.1f} MB: "
         + ", ".join(f"{k} {v:.1f}" for k, v in sizes.items() if v is not None)
         + ".",

@@ -24,8 +24,10 @@ def test_a_small_run_measures_every_side_and_renders(
     assert fp32["stored_bytes_equal"] == fp32["texts"] == 300
     assert set(report["builds"]) == {"fp32", "q8"}
     assert report["installed_mb"]["onnxruntime"] > 10
+    assert all(m["after_mb"] > m["before_mb"] for m in report["resident_mb"].values())
     assert "| onnxruntime int8, 1 thread |" in (tmp_path / "encoder.md").read_text()
     monkeypatch.setattr(readme_tables, "_load", lambda name: report)
     block = readme_tables.encoder()
     assert "bench/encoder.md" in block
     assert "stored the bytes numpy's pass does for 300" in block
+    assert "MB more with onnx-fp32" in block

@@ -42,9 +42,10 @@ _HEADER = len(MAGIC) + 64
 _STALE_S = 3600  # a build takes seconds: a temp file an hour old is a killed builder's
 
 THREADS = 1
-"""onnxruntime's threads for one product. One: a question's products are small, and a second
-thread waits on the first more than it helps when the machine is busy (measured in
-bench/encoder.md, beside the default threads)."""
+"""onnxruntime's threads for one product. One, as recall's other arithmetic (threads.py): a
+question's products are small, and on a busy machine a second thread cost more than it gave
+(load 3.3-3.9: a question 7.44 against 6.22 ms, a batch item 27.5 against 23.9). On a quiet
+one it halves a batch (load 1.5-2.1: 8.9 against 17.1 ms an item; bench/encoder.md)."""
 
 
 def onnx_available() -> bool:
