@@ -427,6 +427,56 @@ def vectors() -> str:
     return "\n".join([*lines, ""])
 
 
+def encoder() -> str:
+    """The MiniLM encoder's runtimes: bench/encoder.json (scripts/bench_encoder.py)."""
+    r = _load("encoder.json")
+    lines = [
+        "Measured by `python scripts/bench_encoder.py` ([bench/encoder.md](bench/encoder.md)), "
+        f"every runtime in one process, interleaved: {r['questions']} development-set questions "
+        f"one at a time, and batches of {r['batch_size']} of its turns:",
+        "",
+        "| runtime | question p50 ms | question p95 ms | batch of 64, ms an item |",
+        "|---|---:|---:|---:|",
+    ]
+    for row in r["rows"]:
+        lines.append(
+            f"| {row['side']} | {row['question_p50_ms']:.2f} | {row['question_p95_ms']:.2f} "
+            f"| {row['batch_item_ms']:.2f} |"
+        )
+    fp32, q8 = (
+        r["agreement"]["onnxruntime fp32, 1 thread"],
+        r["agreement"]["onnxruntime int8, 1 thread"],
+    )
+    builds = r["builds"]
+    sizes = r["installed_mb"]
+    lines += [
+        "",
+        f"On {fp32['texts']} real turns the fp32 graph stored the bytes numpy's pass does for "
+        f"{fp32['stored_bytes_equal']}; the int8 graph's vectors had a cosine to them of "
+        f"{q8['cosine_mean']:.3f} on average (lowest {q8['cosine_min']:.3f}), "
+        f"{q8['stored_bytes_equal']} stored alike. The graphs are built in "
+        f"{builds['fp32']['build_s']:.1f} s (fp32, {builds['fp32']['file_mb']:.0f} MB) and "
+        f"{builds['q8']['build_s']:.1f} s (int8, {builds['q8']['file_mb']:.0f} MB) on first use, "
+        f"and read back, checked, in {builds['fp32']['read_s']:.2f} and "
+        f"{builds['q8']['read_s']:.2f} s.",
+        "",
+        "A process holds "
+        + ", ".join(
+            f"{m['after_mb'] - m['before_mb']} MB more with {name}"
+            for name, m in r["resident_mb"].items()
+        )
+        + " (loaded, after a batch of 64).",
+        "",
+        f"The extra installs {sum(v for v in sizes.values() if v):.1f} MB: "
+        + ", ".join(f"{k} {v:.1f}" for k, v in sizes.items() if v is not None)
+        + ".",
+    ]
+    busy = max(r["load"])
+    if busy > 1.0:
+        lines.append(f"Measured under load (up to {busy:.1f} on 2 cores).")
+    return "\n".join([*lines, ""])
+
+
 def hook() -> str:
     """How long the Claude Code hook takes on a prompt: bench/hook.json (scripts/bench_hook.py)."""
     r = _load("hook.json")
@@ -442,6 +492,7 @@ def hook() -> str:
 
 
 RENDERERS: dict[str, Callable[[], str]] = {
+    "encoder": encoder,
     "hook": hook,
     "locomo": locomo,
     "semantic": semantic,

