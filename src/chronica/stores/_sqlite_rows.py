@@ -24,8 +24,10 @@ __all__ = [
     "COLUMNS",
     "CREATE",
     "INSERT",
+    "INSERT_AT",
     "INSERT_ONCE",
     "LAST_IDS",
+    "NEXT",
     "RESTORE",
     "actum_params",
     "actum_row",
@@ -66,6 +68,18 @@ INSERT_ONCE = (
     INSERT
     + """ ON CONFLICT (chronicum, idempotency_key)
     WHERE idempotency_key IS NOT NULL DO NOTHING"""
+)
+# A batch reads its chronicum's number and last position once (NEXT), inside its write
+# transaction, then inserts every actum at the position that follows (INSERT_AT): no
+# subquery per row. No conflict clause: a key taken before (a retry) fails the unique index,
+# and the store retries the batch one actum at a time, where each keyed insert skips it.
+NEXT = f"""
+    SELECT c.num, coalesce((SELECT max(a.pos) FROM chronica_acta AS a WHERE {_RANGE}), {FIRST})
+    FROM chronica_chronica AS c WHERE c.owner_id = ?1 AND c.id = ?2
+"""
+INSERT_AT = (
+    f"INSERT INTO chronica_acta (pos, chronicum, {COLUMNS}, idempotency_key) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 # A restored actum at the position its restore gave it: (pos, chronicum, COLUMNS).
 RESTORE = f"INSERT INTO chronica_acta (pos, chronicum, {COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)"
