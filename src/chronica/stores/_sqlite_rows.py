@@ -120,6 +120,9 @@ _ACTUM_KINDS = {kind.value: kind for kind in ActumKind}
 # Built once: json.dumps with options builds an encoder per call (shared by threads safely).
 _encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _ACTOR_KINDS = {kind.value: kind for kind in ActorKind}
+# Each kind's text, looked up rather than read through the enum's ``value`` descriptor.
+_KIND_TEXT = {kind: kind.value for kind in ActumKind}
+_ACTOR_KIND_TEXT = {kind: kind.value for kind in ActorKind}
 
 
 def utc_text(moment: datetime) -> str:
@@ -193,8 +196,8 @@ def actum_row(owner_id: str, actum: Actum, at_text: str, key: str | None) -> tup
         owner_id,
         actum.chronicum_id,
         actum.id,
-        actum.kind.value,
-        actum.actor_kind.value,
+        _KIND_TEXT[actum.kind],
+        _ACTOR_KIND_TEXT[actum.actor_kind],
         actum.actor,
         actum.content,
         (json_text(metadata) or _encode_json(metadata)) if metadata else "{}",
