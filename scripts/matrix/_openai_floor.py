@@ -3,7 +3,7 @@ nothing around it.
 
 Ours: ``SQLiteStore.record_many`` of the acta, mapped and checked beforehand, so what is
 timed is the store's SQL and its row tuples; and, apart, the mapping and checking itself
-(``item_actum`` and chronica's ``validated_actum``, which every recorded item must pass).
+(``item_actum`` and chronica's ``validated_acta``, which every recorded batch must pass).
 Theirs: ``SQLiteSession``'s statements for the same items (its ``_insert_items``, then a
 commit) on a file it created. Both in one thread, interleaved, no hand-off; and the WAL
 pages each commit of a turn writes, read from the growth of each ``-wal`` file.
@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from chronica import Actum
 from chronica._ids import new_actum_ids
-from chronica._validation import validated_actum
+from chronica._validation import validated_acta
 from chronica.integrations._openai_items import item_actum
 from chronica.integrations._openai_log import Log, decoded
 from chronica.stores.sqlite import SQLiteStore
@@ -180,13 +180,11 @@ def _p50_ms(samples: list[float]) -> float:
 
 def _checked_turn(items: list[dict[str, Any]]) -> list[Actum]:
     """A turn's acta as ``ChronicaSession`` records them, checked, IDs given, not stored."""
-    ids = new_actum_ids(len(items))
-    return [
-        validated_actum(
-            item_actum(j, item, chronicum_id="floor", owner="floor", agent="concierge"), ids[j]
-        )
+    acta = [
+        item_actum(j, item, chronicum_id="floor", owner="floor", agent="concierge")
         for j, item in enumerate(items)
     ]
+    return validated_acta(acta, new_actum_ids(len(acta)))  # as Chronicarius.record_acta checks
 
 
 def _their_turn(conn: sqlite3.Connection, items: list[dict[str, Any]]) -> None:
