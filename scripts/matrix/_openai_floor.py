@@ -3,7 +3,7 @@ nothing around it.
 
 Ours: ``SQLiteStore.record_many`` of the acta, mapped and checked beforehand, so what is
 timed is the store's SQL and its row tuples; and, apart, the mapping and checking itself
-(``item_actum`` and chronica's ``validated_actum``, which every recorded item must pass).
+(``item_actum`` and chronica's ``validated_acta``, which every recorded batch must pass).
 Theirs: ``SQLiteSession``'s statements for the same items (its ``_insert_items``, then a
 commit) on a file it created. Both in one thread, interleaved, no hand-off; and the WAL
 pages each commit of a turn writes, read from the growth of each ``-wal`` file.
@@ -29,8 +29,8 @@ from typing import Any, Literal
 
 from chronica import Actum
 from chronica._ids import new_actum_ids
-from chronica._validation import validated_actum
-from chronica.integrations._openai_items import item_actum
+from chronica._validation import validated_acta
+from chronica.integrations._openai_items import item_actum, marked
 from chronica.integrations._openai_log import Log, decoded
 from chronica.stores.sqlite import SQLiteStore
 
@@ -54,7 +54,7 @@ def floor(
     ``ours_ms`` / ``theirs_ms``: a turn's SQL on each side; ``check_ms``: mapping and checking
     the turn's items into acta (ours alone; theirs only encodes, inside ``theirs_ms``). The
     ``_one`` keys: the same for one item (the turns' first items, a user message), written as
-    ``ChronicaSession`` writes a lone item (one keyed insert, its own transaction). The
+    ``ChronicaSession`` writes a lone item (one insert, its own transaction). The
     ``_read_ms`` keys: a read of the last 20 items on each side (see :func:`_reads`), and
     ``decode_read_ms`` ours without asking the store what is new: decoding the 20 items
     into the fresh objects every read hands back, the least a read does.
@@ -163,11 +163,10 @@ def _write_both(
     """``items`` written by each side, each part timed into ``samples``: mapping and checking
     them (ours), chronica's store writing the checked acta, SQLiteSession's SQL."""
     started = time.perf_counter()
-    acta = _checked_turn(items)
+    acta = _checked_turn(items, key)
     samples["check"].append(time.perf_counter() - started)
-    keys = [f"{key}:{j}" for j in range(len(acta))]
     started = time.perf_counter()
-    store.record_many(acta, owner_id="floor", idempotency_keys=keys)
+    store.record_many(acta, owner_id="floor")  # a batch store's turn: marked, not keyed
     samples["ours"].append(time.perf_counter() - started)
     started = time.perf_counter()
     _their_turn(conn, items)
@@ -178,15 +177,15 @@ def _p50_ms(samples: list[float]) -> float:
     return 1000 * percentiles(samples)["p50"]
 
 
-def _checked_turn(items: list[dict[str, Any]]) -> list[Actum]:
-    """A turn's acta as ``ChronicaSession`` records them, checked, IDs given, not stored."""
-    ids = new_actum_ids(len(items))
-    return [
-        validated_actum(
-            item_actum(j, item, chronicum_id="floor", owner="floor", agent="concierge"), ids[j]
-        )
+def _checked_turn(items: list[dict[str, Any]], call: str) -> list[Actum]:
+    """A turn's acta as ``ChronicaSession`` records them on a batch store, the first marked
+    with its ``call``, checked, IDs given, not stored."""
+    acta = [
+        item_actum(j, item, chronicum_id="floor", owner="floor", agent="concierge")
         for j, item in enumerate(items)
     ]
+    acta[0] = marked(acta[0], call)
+    return validated_acta(acta, new_actum_ids(len(acta)))  # as Chronicarius.record_acta checks
 
 
 def _their_turn(conn: sqlite3.Connection, items: list[dict[str, Any]]) -> None:

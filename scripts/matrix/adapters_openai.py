@@ -497,7 +497,7 @@ def _write_floors(result: dict[str, Any], hop_ms: float, their_hop_ms: float | N
     A write ``goal`` times faster than SQLiteSession's must take at most its p50 over the
     goal; it is judged against the most lenient row of the run (SQLiteSession's slowest p50
     for that write). Under any ChronicaSession write lie one hand-off to a worker thread, the
-    store's SQL for the checked acta (the record's order, idempotency keys and unique IDs),
+    store's SQL for the checked acta (the record's order, unique IDs and a retry's mark),
     and mapping and checking every item into an actum before anything is written (so a
     refused item stores nothing), each measured alone at its fastest. If the hand-off and
     the SQL already exceed the allowance, the goal is out of reach short of changing
@@ -569,7 +569,7 @@ def _with_a_lean_record(
     """Whether chronica's record is what stands between a write and its goal.
 
     Each side's parts alone at its fastest, with SQLiteSession's SQL in place of chronica's
-    (a record that kept no order, idempotency keys or unique IDs of its own): if ours still
+    (a record that kept no order, unique IDs or retry mark of its own): if ours still
     miss the goal against SQLiteSession's, no layout of the record reaches it, and the line
     says what does stop it, the hand-off and the mapping and checking every item passes
     before anything is written (so a refused item stores nothing), which SQLiteSession skips.

@@ -92,10 +92,7 @@ class Chronicarius:
         """
         owner_id = check.check_owner(owner_id)
         given = list(acta)
-        batch = [
-            check.validated_actum(actum, actum_id)
-            for actum, actum_id in zip(given, new_actum_ids(len(given)), strict=True)
-        ]
+        batch = check.validated_acta(given, new_actum_ids(len(given)))
         keys = None
         if idempotency_keys is not None:
             keys = [check.check_idempotency_key(key) for key in idempotency_keys]

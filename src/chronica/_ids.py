@@ -51,9 +51,14 @@ def new_actum_ids(count: int) -> list[str]:
             else:  # 4,096 IDs in one millisecond: borrow the next millisecond.
                 _last_ms, _counter = _last_ms + 1, 0
             stamps.append((_last_ms, _counter))
+    # Formatted by parts: the millisecond's 12 hex digits are shared by a batch, and the
+    # version, counter, variant and random bits are laid out in their own groups.
     ids = []
+    last_ms, head = -1, ""
     for bits, (ms, counter) in zip(tails, stamps, strict=True):
-        value = (ms << 80) | (0x7 << 76) | (counter << 64) | (0b10 << 62) | (bits & _RANDOM_MASK)
-        h = f"{value:032x}"
-        ids.append(f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}")
+        if ms != last_ms:
+            last_ms, stamp = ms, f"{ms:012x}"
+            head = f"{stamp[:8]}-{stamp[8:]}-7"
+        tail = f"{(0b10 << 62) | (bits & _RANDOM_MASK):016x}"
+        ids.append(f"{head}{counter:03x}-{tail[:4]}-{tail[4:]}")
     return ids

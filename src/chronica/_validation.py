@@ -34,6 +34,7 @@ __all__ = [
     "check_owner",
     "check_seconds",
     "restorable_actum",
+    "validated_acta",
     "validated_actum",
 ]
 
@@ -276,6 +277,20 @@ def validated_actum(actum: object, new_id: str) -> Actum:
     return _checked(actum, new_id, None)
 
 
+def validated_acta(acta: Iterable[object], new_ids: Iterable[str]) -> list[Actum]:
+    """:func:`validated_actum` for each actum of a batch, each given the next of ``new_ids``.
+
+    A batch's acta mostly share their chronicum ID and actor (an agent's turn): a ``str``
+    that an earlier actum of the batch passed as either is not checked again, since the
+    check depends on the text alone.
+    """
+    passed: set[str] = set()
+    return [
+        _checked(actum, actum_id, None, passed)
+        for actum, actum_id in zip(acta, new_ids, strict=True)
+    ]
+
+
 def restorable_actum(actum: object) -> Actum:
     """Check an exported actum by the rules of a live write, keeping its ``id`` and ``at``.
 
@@ -307,7 +322,9 @@ def check_moment(field: str, value: object, error: _ErrorType) -> datetime:
         raise error(field, "is outside the range of times UTC can hold (years 1 to 9999)") from None
 
 
-def _checked(actum: object, actum_id: str, at: datetime | None) -> Actum:
+def _checked(
+    actum: object, actum_id: str, at: datetime | None, passed: set[str] | None = None
+) -> Actum:
     if not isinstance(actum, Actum):
         raise ChronicaTypeError("actum", "an Actum", actum)
     kind, actor_kind = actum.kind, actum.actor_kind
@@ -315,12 +332,17 @@ def _checked(actum: object, actum_id: str, at: datetime | None) -> Actum:
         kind = _as_enum("kind", kind, ActumKind, InvalidActumError)
     if type(actor_kind) is not ActorKind:
         actor_kind = _as_enum("actor_kind", actor_kind, ActorKind, InvalidActumError)
-    _check_identifier("chronicum_id", actum.chronicum_id, InvalidActumError)
-    _check_identifier("actor", actum.actor, InvalidActumError)
+    chronicum_id, actor = actum.chronicum_id, actum.actor
+    if passed is None:
+        _check_identifier("chronicum_id", chronicum_id, InvalidActumError)
+        _check_identifier("actor", actor, InvalidActumError)
+    else:  # exactly a str already passed: the same text passes again
+        if type(chronicum_id) is not str or chronicum_id not in passed:
+            passed.add(_check_identifier("chronicum_id", chronicum_id, InvalidActumError))
+        if type(actor) is not str or actor not in passed:
+            passed.add(_check_identifier("actor", actor, InvalidActumError))
     content = _check_actum_text(
         "content", actum.content, required=kind in _NEEDS_CONTENT, limit=MAX_CONTENT_BYTES
     )
     metadata = _check_metadata(actum.metadata)
-    return build_actum(
-        actum.chronicum_id, kind, actor_kind, actum.actor, content, metadata, actum_id, at
-    )
+    return build_actum(chronicum_id, kind, actor_kind, actor, content, metadata, actum_id, at)

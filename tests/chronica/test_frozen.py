@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import copy
 import json
 import pickle
@@ -229,3 +230,32 @@ def test_compact_json_refuses_a_cycle_and_then_still_encodes() -> None:
     assert compact_json([[1], [1]]) == "[[1],[1]]"  # the same list twice is no cycle
     shared = [1]
     assert compact_json({"a": shared, "b": shared}) == '{"a":[1],"b":[1]}'
+
+
+def test_compact_json_after_an_error_deep_inside_still_catches_cycles_and_shares() -> None:
+    # An encoding that raises midway leaves the containers it was inside behind; the next
+    # encoding on the thread must neither take them for a cycle nor miss a real one.
+    inner: dict[str, Any] = {"x": {1, 2}}  # a set: refused, inside two open containers
+    outer = {"inner": inner, "list": [inner]}
+    with pytest.raises(TypeError):
+        compact_json(outer)
+    assert compact_json({"inner": {"x": 1}, "again": [{"x": 1}]}) == (
+        '{"inner":{"x":1},"again":[{"x":1}]}'
+    )
+    inner["x"] = 1
+    assert compact_json(outer) == '{"inner":{"x":1},"list":[{"x":1}]}'
+    loop: dict[str, Any] = {}
+    loop["self"] = loop
+    with pytest.raises(ValueError, match="Circular"):
+        compact_json(loop)
+
+
+def test_compact_json_encodes_in_many_threads_at_once() -> None:
+    shared = {"a": [1, {"b": "c"}], "d": "é"}
+    expected = json.dumps(shared, ensure_ascii=False, separators=(",", ":"))
+
+    def encode_many() -> bool:
+        return all(compact_json(shared) == expected for _ in range(2_000))
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(lambda _: encode_many(), range(8)))

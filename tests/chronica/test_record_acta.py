@@ -8,6 +8,7 @@ import pytest
 
 from chronica import (
     Chronicarius,
+    ChronicaTypeError,
     IdempotencyUnsupportedError,
     InvalidActumError,
     InvalidArgumentError,
@@ -30,6 +31,31 @@ def test_one_invalid_actum_stores_none_of_the_batch() -> None:
     spy = SpyStore()
     with pytest.raises(InvalidActumError):
         Chronicarius(spy).record_acta("ardian", [message("fine"), message("   ")])
+    assert spy.writes == []
+
+
+class _Text(str):
+    """A str subclass that compares equal to a name that passed, but holds a NUL."""
+
+    def __eq__(self, other: object) -> bool:
+        return other == "ardian" or str.__eq__(self, other)
+
+    def __hash__(self) -> int:
+        return hash("ardian")
+
+
+@pytest.mark.parametrize(
+    "actor",
+    ["", "a\x00b", 7, ["ardian"], _Text("ard\x00ian")],
+    ids=["empty", "nul", "not-text", "unhashable", "a-str-subclass-equal-to-one-that-passed"],
+)
+def test_a_later_actum_of_a_batch_is_checked_whatever_the_earlier_ones_passed(
+    actor: object,
+) -> None:
+    spy = SpyStore()
+    bad = dataclasses.replace(message("two"), actor=actor)  # type: ignore[arg-type]
+    with pytest.raises((InvalidActumError, ChronicaTypeError)):
+        Chronicarius(spy).record_acta("ardian", [message("one"), bad])
     assert spy.writes == []
 
 

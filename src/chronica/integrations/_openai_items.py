@@ -34,6 +34,7 @@ __all__ = [
     "clear_marker",
     "item_actum",
     "item_of",
+    "marked",
     "refused",
     "retraction",
 ]
@@ -200,6 +201,27 @@ def item_of(actum: Actum) -> Any:
             container = container[step]
         container[slot[-1]] = actum.content
     return item
+
+
+def marked(actum: Actum, call: str) -> Actum:
+    """``actum`` carrying the mark of the ``add_items`` call whose batch it starts.
+
+    On a :class:`chronica.BatchStore` a call's batch is one transaction, stored whole or not
+    at all, so its first actum's mark tells a retry whether the call was stored, with no
+    idempotency key kept for every item.
+    """
+    metadata = dict(actum.metadata)
+    metadata[MARK] = {**metadata[MARK], "call": call}
+    return build_actum(
+        actum.chronicum_id,
+        actum.kind,
+        actum.actor_kind,
+        actum.actor,
+        actum.content,
+        metadata,
+        actum.id,
+        actum.at,
+    )
 
 
 def retraction(chronicum_id: str, agent: str, actum_id: str, nonce: str) -> Actum:

@@ -131,11 +131,23 @@ def _just_after(acta: list[Actum], newest: str, pending: list[_Entry]) -> bool:
 
 def decoded(held: Sequence[Held]) -> list[Any]:
     """The items ``held``, as fresh plain objects: one ``json.loads``, then each main text put
-    back at its place."""
-    items: list[Any] = json.loads("[" + ",".join(text for text, _ in held) + "]")
+    back at its place.
+
+    Every read runs this over the items it hands back, so the common places are written
+    out: a text at a key of the item (a message's or an output's), or in a part of a list
+    there (``("content", 0, "text")``); a deeper path is walked.
+    """
+    items: list[Any] = json.loads("[" + ",".join([text for text, _ in held]) + "]")
     for item, (_, slot) in zip(items, held, strict=True):
-        if slot is not None:
-            path, text = slot
+        if slot is None:
+            continue
+        path, text = slot
+        depth = len(path)
+        if depth == 1:
+            item[path[0]] = text
+        elif depth == 3:
+            item[path[0]][path[1]][path[2]] = text
+        else:
             container = item
             for step in path[:-1]:
                 container = container[step]

@@ -24,13 +24,17 @@ id) and a popped or cleared item is forgotten. The session write comes first; in
 only what follows the last indexed actum, and a failure there is logged, never raised: the
 next write, or an explicit ``index_session``, catches up.
 
-**Retries.** Every item is recorded under an idempotency key. A retried ``add_items`` is the
-same ``ChronicaSession`` object receiving the same items (equal as JSON, in the same order)
-after a call with them raised or was cancelled: it reuses that call's keys, so what the
-failed attempt had already stored is stored once and the rest is appended in order. Once a
-call has succeeded, the same items again are a new turn and are stored again, as the SDK's
-own stores would. A new ``ChronicaSession`` (another process, say) never takes its calls for
-another object's retries.
+**Retries.** A retried ``add_items`` is the same ``ChronicaSession`` object receiving the same
+items (equal as JSON, in the same order) after a call with them raised or was cancelled: what
+the failed attempt had already stored is stored once and the rest is appended in order. On a
+:class:`chronica.BatchStore` (every store chronica ships) a call is one transaction, stored
+whole or not at all, and its first actum carries the call's mark: a retry looks for it in the
+chronicum and writes only if it is not there, so no idempotency key is kept for every item
+(one more index entry each, a fifth of a turn's write). On any other store every item is
+recorded under an idempotency key that the retry reuses. Once a call has succeeded, the same
+items again are a new turn and are stored again, as the SDK's own stores would. A new
+``ChronicaSession`` (another process, say) never takes its calls for another object's
+retries.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from chronica import (
@@ -68,6 +72,7 @@ from ._openai_items import (
     check,
     clear_marker,
     item_actum,
+    marked,
     retraction,
 )
 from ._openai_log import Log, decoded
@@ -135,6 +140,8 @@ class ChronicaSession:
         self._nonce = secrets.token_hex(8)
         self._calls = itertools.count()
         self._failed: dict[str, int] = {}  # batch digest -> the call number to retry with
+        self._retrying: set[int] = set()  # calls taken from _failed, not yet written again
+        self._batched = isinstance(self._store, BatchStore)
         self._lock = threading.Lock()
         # What this object has read, so reads decode only news (and, on a TailStore, a read
         # that finds nothing new or only this session's write builds no actum at all).
@@ -269,11 +276,23 @@ class ChronicaSession:
             item_actum(i, item, chronicum_id=self.session_id, owner=self._owner, agent=self._agent)
             for i, item in enumerate(batch)
         ]
-        prefix = f"{_KEY}:{self._nonce}:{call:012}:"
-        keys = [f"{prefix}{i:06}" for i in range(len(acta))]
         if clear:
             acta.insert(0, clear_marker(self.session_id, self._agent))
-            keys.insert(0, f"{prefix}clear")
+        keys = None
+        if self._batched:  # one transaction: the mark on its first actum says it was stored
+            mark = f"{self._nonce}:{call}"
+            with self._lock:
+                retry = call in self._retrying
+                self._retrying.discard(call)
+            if retry and self._stored(mark):
+                self._remember()
+                return  # the failed attempt stored it all; the next read fetches it
+            acta[0] = marked(acta[0], mark)
+        else:  # one write an item: each under a key a retry reuses
+            prefix = f"{_KEY}:{self._nonce}:{call:012}:"
+            keys = [f"{prefix}{i:06}" for i in range(len(batch))]
+            if clear:
+                keys.insert(0, f"{prefix}clear")
         try:
             stored = self._chronicarius.record_acta(self._owner, acta, idempotency_keys=keys)
         except (InvalidActumError, ChronicaTypeError):
@@ -282,6 +301,21 @@ class ChronicaSession:
             raise
         self._log.wrote(stored)
         self._remember()
+
+    def _stored(self, mark: str) -> bool:
+        """Whether the chronicum holds the batch of the call marked ``mark`` (a retry's question,
+        asked of the store: other writers may have appended since, so it reads back further
+        until it finds the mark or has read the whole chronicum)."""
+        n = 64
+        while True:
+            acta = self._fetch(n)
+            for actum in reversed(acta):
+                record = actum.metadata.get(MARK)
+                if isinstance(record, Mapping) and record.get("call") == mark:
+                    return True
+            if len(acta) < n:
+                return False
+            n *= 8
 
     def _pop(self) -> Any:
         """Retract the newest live item; return it, or None if there is none."""
@@ -323,6 +357,7 @@ class ChronicaSession:
             if self._failed:
                 call = self._failed.pop(_digest(batch), None)
                 if call is not None:
+                    self._retrying.add(call)
                     return call
             return next(self._calls)
 

@@ -24,8 +24,10 @@ __all__ = [
     "COLUMNS",
     "CREATE",
     "INSERT",
+    "INSERT_AT",
     "INSERT_ONCE",
     "LAST_IDS",
+    "NEXT",
     "RESTORE",
     "actum_params",
     "actum_row",
@@ -67,6 +69,18 @@ INSERT_ONCE = (
     + """ ON CONFLICT (chronicum, idempotency_key)
     WHERE idempotency_key IS NOT NULL DO NOTHING"""
 )
+# A batch reads its chronicum's number and last position once (NEXT), inside its write
+# transaction, then inserts every actum at the position that follows (INSERT_AT): no
+# subquery per row. No conflict clause: a key taken before (a retry) fails the unique index,
+# and the store retries the batch one actum at a time, where each keyed insert skips it.
+NEXT = f"""
+    SELECT c.num, coalesce((SELECT max(a.pos) FROM chronica_acta AS a WHERE {_RANGE}), {FIRST})
+    FROM chronica_chronica AS c WHERE c.owner_id = ?1 AND c.id = ?2
+"""
+INSERT_AT = (
+    f"INSERT INTO chronica_acta (pos, chronicum, {COLUMNS}, idempotency_key) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 # A restored actum at the position its restore gave it: (pos, chronicum, COLUMNS).
 RESTORE = f"INSERT INTO chronica_acta (pos, chronicum, {COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)"
 BY_KEY = f"SELECT {COLUMNS} FROM chronica_acta WHERE chronicum = {NUM} AND idempotency_key = ?3"
@@ -106,6 +120,9 @@ _ACTUM_KINDS = {kind.value: kind for kind in ActumKind}
 # Built once: json.dumps with options builds an encoder per call (shared by threads safely).
 _encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _ACTOR_KINDS = {kind.value: kind for kind in ActorKind}
+# Each kind's text, looked up rather than read through the enum's ``value`` descriptor.
+_KIND_TEXT = {kind: kind.value for kind in ActumKind}
+_ACTOR_KIND_TEXT = {kind: kind.value for kind in ActorKind}
 
 
 def utc_text(moment: datetime) -> str:
@@ -179,8 +196,8 @@ def actum_row(owner_id: str, actum: Actum, at_text: str, key: str | None) -> tup
         owner_id,
         actum.chronicum_id,
         actum.id,
-        actum.kind.value,
-        actum.actor_kind.value,
+        _KIND_TEXT[actum.kind],
+        _ACTOR_KIND_TEXT[actum.actor_kind],
         actum.actor,
         actum.content,
         (json_text(metadata) or _encode_json(metadata)) if metadata else "{}",

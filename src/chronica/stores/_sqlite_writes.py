@@ -83,28 +83,27 @@ def insert_many(
     stamps: list[datetime],
     params: list[tuple[Any, ...]],
     owner_id: str,
-    keys: Sequence[str | None],
 ) -> list[Actum]:
-    """Insert a batch by one ``executemany``; what each actum became, in order.
+    """Insert a batch of one chronicum inside the caller's write transaction: one read of
+    where the chronicum ends, then one ``executemany`` at the positions that follow.
 
-    A key taken before (or earlier in the batch) stores no row; only then is each key read
-    back, in the same transaction, to return the actum stored under it first.
+    Raises :class:`chronica.ChronicumNotFoundError` when the owner has no such chronicum,
+    and :class:`Refused` when a row hits a constraint (a key taken before or twice in the
+    batch, a duplicate ID, a full chronicum): the caller rolls back and writes one by one,
+    which skips a taken key and names what else failed.
     """
-    statement = sql.INSERT if keys[0] is None else sql.INSERT_ONCE
+    chronicum_id = acta[0].chronicum_id
+    found = conn.execute(sql.NEXT, (owner_id, chronicum_id)).fetchone()
+    if found is None:
+        raise ChronicumNotFoundError(chronicum_id)
+    num, last = found
     try:
-        stored = conn.executemany(statement, params).rowcount
+        conn.executemany(
+            sql.INSERT_AT, [(last + i, num, *row[2:]) for i, row in enumerate(params, 1)]
+        )
     except sqlite3.IntegrityError as e:
         raise Refused from e  # through Immediate, which rolls the batch back
-    if stored == len(acta):
-        return [sql.stamped(actum, at) for actum, at in zip(acta, stamps, strict=True)]
-    # Each key names the first actum stored under it, in this batch or before: read it back.
-    return [
-        sql.row_actum(
-            actum.chronicum_id,
-            conn.execute(sql.BY_KEY, (owner_id, actum.chronicum_id, key)).fetchone(),
-        )
-        for actum, key in zip(acta, keys, strict=True)
-    ]
+    return [sql.stamped(actum, at) for actum, at in zip(acta, stamps, strict=True)]
 
 
 def restore_batch(conn: sqlite3.Connection, batch: RestoreBatch) -> int:

@@ -176,8 +176,11 @@ class SQLiteStore:
     ) -> list[Actum]:
         """Append ``acta`` in one ``BEGIN IMMEDIATE`` transaction: one commit, all or nothing.
 
-        See :meth:`chronica.BatchStore.record_many`. A keyed actum is looked up and inserted
-        inside the same transaction, as :meth:`record_once` does, so retries stay exact.
+        See :meth:`chronica.BatchStore.record_many`. A fresh batch (the common case) is one
+        read of where the chronicum ends and one ``executemany``; a batch with a key taken
+        before (a retry) is rolled back and written one actum at a time in a new
+        transaction, each keyed actum looked up and inserted as :meth:`record_once` does, so
+        retries stay exact.
         """
         if len(acta) == 1:  # one statement is a transaction of its own
             if idempotency_keys is None:
@@ -196,9 +199,10 @@ class SQLiteStore:
         ]
         try:
             with _Lease(self) as conn, Immediate(conn):
-                return insert_many(conn, acta, stamps, params, owner_id, keys)
+                return insert_many(conn, acta, stamps, params, owner_id)
         except Refused:
-            pass  # rolled back: a missing chronicum or a duplicate ID, which one by one tells
+            pass  # rolled back: a taken key, a duplicate ID or a full chronicum; one by one
+            # skips the key and names the rest
         return self._record_each(acta, stamps, params, owner_id)
 
     def _record_each(

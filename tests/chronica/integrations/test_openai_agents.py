@@ -11,6 +11,7 @@ import contextlib
 import json
 import multiprocessing
 import re
+import sqlite3
 import subprocess
 import sys
 import time
@@ -325,6 +326,49 @@ def test_a_retried_add_items_is_stored_once(tmp_path: Path, per_item: bool) -> N
         _run(session.add_items(items[:1]))  # a new turn, same words
         assert _run(session.get_items()) == [*items, items[0]]
         assert len(Chronicarius(store).get_acta(OWNER, SID)) == 4
+
+
+def test_a_retry_finds_its_stored_call_behind_other_writers_and_keeps_no_key_per_item(
+    tmp_path: Path,
+) -> None:
+    with contextlib.closing(appenders.LostAckStore(tmp_path / "chronica.db")) as store:
+        store.fail_at = 3  # the whole turn is committed, then the call fails
+        session = _session(store)
+        items = _turns("turn 0", "turn 1", "turn 2")
+        with pytest.raises(StoreError):
+            _run(session.add_items(items))
+        other = _session(store)  # another writer appends more than a first look back reads
+        for i in range(30):
+            _run(other.add_items(_turns(f"other {i}", f"more {i}", f"again {i}")))
+        _run(session.add_items(items))  # the retry
+        got = _run(session.get_items())
+        assert got.count(items[0]) == 1
+        assert len(got) == 3 + 90
+        # A batch store's turn is found by its first actum's mark: no key for every item.
+        with contextlib.closing(sqlite3.connect(tmp_path / "chronica.db")) as conn:
+            (keyed,) = conn.execute(
+                "SELECT count(*) FROM chronica_acta WHERE idempotency_key IS NOT NULL"
+            ).fetchone()
+        assert keyed == 0
+
+
+def test_a_retry_of_a_call_that_stored_nothing_stores_it(tmp_path: Path) -> None:
+    class FailsFirst(SQLiteStore):
+        failed = False
+
+        def record_many(self, acta: Any, *, owner_id: str, idempotency_keys: Any = None) -> Any:
+            if not self.failed:
+                self.failed = True
+                raise StoreError("the disk is full")
+            return super().record_many(acta, owner_id=owner_id, idempotency_keys=idempotency_keys)
+
+    with contextlib.closing(FailsFirst(tmp_path / "chronica.db")) as store:
+        session = _session(store)
+        items = _turns("turn 0", "turn 1")
+        with pytest.raises(StoreError, match="disk is full"):
+            _run(session.add_items(items))
+        _run(session.add_items(items))  # the retry: nothing was stored, so all of it is
+        assert _run(session.get_items()) == items
 
 
 def test_a_cancelled_add_items_finishes_its_write_and_its_retry_stores_nothing_twice() -> None:

@@ -212,7 +212,7 @@ def test_compaction_deletes_nothing_from_the_record(store: Store) -> None:
     compacted = _run(session.get_items())
     assert after[: len(recorded)] == recorded  # every actum before is still there, unchanged
     marker, *rewritten = after[len(recorded) :]
-    assert marker.metadata["openai_agents"] == {"clear": True}  # a clear marker, then the rewrite
+    assert marker.metadata["openai_agents"]["clear"] is True  # a clear marker, then the rewrite
     assert len(rewritten) == len(compacted) < len(shown)
     assert [a.content for a in rewritten[:-1]] == SCRIPT
     assert rewritten[-1].metadata["openai_agents"]["type"] == "compaction"

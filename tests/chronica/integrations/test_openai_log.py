@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
 
 from chronica import Actum, Chronicarius, TailStore
+from chronica.integrations._openai_log import decoded
 from chronica.integrations.openai_agents import ChronicaSession
 from chronica.stores.inmemory import InMemoryStore
 
@@ -110,3 +112,27 @@ def test_a_retry_that_stores_nothing_new_is_read_right() -> None:
     session._log.wrote(Chronicarius(store).get_acta(OWNER, SID))
     _other(store, "b")
     assert asyncio.run(session.get_items()) == _says("a", "b")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [("content",), ("a", "b"), ("content", 0, "text"), ("a", 1, "b", 0)],
+    ids=["at-a-key", "two-deep", "in-a-part", "four-deep"],
+)
+def test_a_held_item_gets_its_main_text_back_at_any_depth(path: tuple[str | int, ...]) -> None:
+    original: Any = {
+        "content": [{"type": "output_text", "text": "the text"}],
+        "a": {"b": "the text"} if path == ("a", "b") else [0, {"b": ["the text"]}],
+    }
+    if path == ("content",):
+        original["content"] = "the text"
+    blanked: Any = json.loads(json.dumps(original))
+    container = blanked
+    for step in path[:-1]:
+        container = container[step]
+    container[path[-1]] = ""
+    held = (json.dumps(blanked), (path, "the text"))
+    first, second = decoded([held, held])
+    assert first == second == original
+    assert first is not second  # fresh objects, all the way down
+    assert first["a"] is not second["a"]
