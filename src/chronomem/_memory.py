@@ -95,7 +95,8 @@ class ChronoMem:
     ``FULL``). ``schema`` is the PostgreSQL schema holding the tables (default
     ``"chronomem"``; letters, digits and underscores), and is refused for a SQLite file.
     ``encoder`` picks the vector space of a new memory: ``"static"`` (the default, shipped
-    in the package) or ``"minilm-l6"`` (all-MiniLM-L6-v2, the ``encoder`` extra); a memory
+    in the package), ``"minilm-l6"`` (all-MiniLM-L6-v2, the ``encoder`` extra) or
+    ``"minilm-l6-q8"`` (its int8 graph, faster, a space of its own); a memory
     keeps the one its vectors are from (see :meth:`reindex`). ``track_use`` (default on)
     records when :meth:`recall` last returned each item, for :meth:`prune`'s ``unused_for``
     (see :mod:`chronomem.write.uses`); off, recall writes nothing (an operator's inspector).

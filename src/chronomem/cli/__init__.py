@@ -208,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--encoder",
         required=True,
         choices=SPACE_NAMES,
-        help="static (shipped) or minilm-l6 (the encoder extra)",
+        help="static (shipped), minilm-l6 or minilm-l6-q8 (its int8 graph; both the encoder extra)",
     )
     p = _add(
         sub,

@@ -34,6 +34,10 @@ from chronomem.recall.semantic.vectors import read_vectors
 from chronomem.recall.view import View
 from chronomem.text.entities import entity_key
 
+# minilm-l6-q8 is MiniLM's int8 graph: its vectors are the fp32 model's at a cosine of 0.994 on
+# average, 0.965 at worst (on a LoCoMo conversation, bench/encoder.md), so it takes minilm-l6's
+# constants; with the unknown space's defaults instead, LoCoMo facts R@10 0.779 -> 0.775.
+
 __all__ = [
     "MEANING_WEIGHT",
     "NEAREST_DEPTH",
@@ -49,19 +53,19 @@ SILENT_HOP_SHARE = 0.5
 NEAREST_DEPTH = 50
 """How many of the owner's nearest items the meaning channel brings (before the view)."""
 
-NEAREST_COSINE: Mapping[str, float] = {"static": 0.25, "minilm-l6": 0.2}
+NEAREST_COSINE: Mapping[str, float] = {"static": 0.25, "minilm-l6": 0.2, "minilm-l6-q8": 0.2}
 """Per vector space, the cosine below which a nearest item is noise, not meaning, and brings
 no candidate (static: on the LoCoMo development set the best turn for a question scores 0.60 to
 0.77, 10th to 90th percentile; a question about nothing stored stays unanswered)."""
 
-CHANCE_COSINE: Mapping[str, float] = {"static": 0.4, "minilm-l6": 0.1}
+CHANCE_COSINE: Mapping[str, float] = {"static": 0.4, "minilm-l6": 0.1, "minilm-l6-q8": 0.1}
 """Per vector space, the cosine of a question with an unrelated item, about (the median of
 random pairs on the LoCoMo development set: static 0.53, MiniLM 0.09): only what is nearer
 than chance counts as meaning."""
 
 _BELOW_CHANCE_SHARE = 0.05
 
-MEANING_WEIGHT: Mapping[str, float] = {"static": 1.0, "minilm-l6": 0.7}
+MEANING_WEIGHT: Mapping[str, float] = {"static": 1.0, "minilm-l6": 0.7, "minilm-l6-q8": 0.7}
 """Per vector space, what a cosine of 1.0 is worth beside the best lexical score (1.0): the
 words and the meaning are one ranking, ``bm25 / best bm25 + weight * cosine`` (measured on the
 LoCoMo development set, see docs/semantic.md: RRF of the two ranks lowered R@1 by 0.05 or more
@@ -169,7 +173,7 @@ def channel_ranks(
     return Ranked(channels, meta, text, related, share)
 
 
-RELATED_COSINE: Mapping[str, float] = {"static": 0.7, "minilm-l6": 0.45}
+RELATED_COSINE: Mapping[str, float] = {"static": 0.7, "minilm-l6": 0.45, "minilm-l6-q8": 0.45}
 """Per vector space, the cosine above which an item relates to a question by meaning alone
 (for ``relevant_only``). On the LoCoMo development set a random turn's cosine with a question
 is above 0.65 one time in ten with the static model (an evidence turn's, above 0.72), so its
