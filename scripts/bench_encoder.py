@@ -62,7 +62,9 @@ def _installed_mb(distribution: str) -> float | None:
         dist = importlib.metadata.distribution(distribution)
     except importlib.metadata.PackageNotFoundError:
         return None
-    total = sum(Path(str(dist.locate_file(f))).stat().st_size for f in dist.files or ())
+    # What is on disk: a RECORD lists the bytecode pip compiled, which may since have gone.
+    files = (Path(str(dist.locate_file(f))) for f in dist.files or ())
+    total = sum(p.stat().st_size for p in files if p.is_file())
     return round(total / 1e6, 1)
 
 

@@ -47,6 +47,7 @@ _PLAIN = {
     "chronomem_used": ("item, at", "item, at"),
     "chronomem_keyed": (_KEYED_COLUMNS, _KEYED_COLUMNS),
     "chronomem_keyed_spaces": ("owner, space, items", "owner, space, items"),
+    "chronomem_unindexed": ("item, owner", "item, owner"),
 }
 
 
