@@ -110,6 +110,10 @@ USEARCH_MAX = 100_000  # its build beyond this takes minutes on two cores
 def usearch(n: int, queries: Any) -> dict[str, float] | None:
     if importlib.util.find_spec("usearch") is None or n > USEARCH_MAX:
         return None
+    if importlib.util.find_spec("onnxruntime") is not None:
+        # onnxruntime loaded after usearch's library crashes the process (usearch 2.26, onnxruntime
+        # 1.32: a segmentation fault at import); loaded first, both work.
+        import onnxruntime  # noqa: F401
     from usearch.index import Index
 
     data = _vectors(n, 1)
