@@ -120,7 +120,7 @@ def _clear_stale(path: Path) -> None:
 
 def _build(directory: Path, variant: Variant) -> bytes:
     from chronomem.recall.semantic.onnx_graph import build_graph
-    from chronomem.recall.semantic.transformer import read_safetensors
+    from chronomem.recall.semantic.safetensors import read_safetensors
 
     config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
     weights = read_safetensors(directory / "model.safetensors")

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from chronomem.recall.semantic.safetensors import read_safetensors
 from chronomem.recall.semantic.threads import single_blas_thread
 from chronomem.recall.semantic.wordpiece import WordPiece
 
@@ -76,30 +77,6 @@ def model_dir() -> Path | None:
 def encoder_available() -> bool:
     """Whether the ``encoder`` extra is installed (its weights found)."""
     return model_dir() is not None
-
-
-def read_safetensors(path: Path) -> dict[str, npt.NDArray[np.float32]]:
-    """Every tensor of a safetensors file as a float32 array (the format is an 8-byte header
-    length, a JSON header naming each tensor's dtype, shape and byte range, then the bytes)."""
-    import numpy as np
-
-    dtypes = {"F32": np.float32, "F16": np.float16, "BF16": None}
-    raw = path.read_bytes()
-    size = int.from_bytes(raw[:8], "little")
-    header = json.loads(raw[8 : 8 + size])
-    base = 8 + size
-    out: dict[str, npt.NDArray[np.float32]] = {}
-    for name, info in header.items():
-        if name == "__metadata__" or name.endswith("position_ids"):
-            continue  # position_ids: a buffer of 0..511, not a weight
-        dtype = dtypes.get(info["dtype"])
-        if dtype is None:
-            raise ValueError(f"{path}: tensor {name} has unsupported dtype {info['dtype']}")
-        start, end = info["data_offsets"]
-        array = np.frombuffer(raw, dtype=dtype, count=(end - start) // np.dtype(dtype).itemsize,
-                              offset=base + start).reshape(info["shape"])  # fmt: skip
-        out[name.removeprefix("bert.")] = array.astype(np.float32)
-    return out
 
 
 class NumpyForward:
