@@ -91,10 +91,27 @@ def forget_in(
     conn: Conn, owner: str, item_id: str, reason: str | None, *, clock: SystemClock
 ) -> None:
     """:func:`forget_item` inside the caller's write transaction."""
+    _lock_its_session(conn, owner, item_id)
     active = _active(conn, owner, item_id)
     table.mark_forgotten(conn, active.rowid, reason=reason, now=clock.now())
     if active.kind == "episode":
         forget_from_context(conn, owner, active.rowid)
+
+
+def _lock_its_session(conn: Conn, owner: str, item_id: str) -> None:
+    """An episode's session lock, taken before its row's, in the order an append and a purge
+    take them: forgetting a turn re-indexes the two after it, which a purge in the session
+    re-indexes too, and with the lock taken later the two deadlocked on PostgreSQL (the
+    purge-and-forget test in tests/chronomem/engine/test_concurrency.py). A session never
+    changes, so it is read before the lock. SQLite's write lock serialises every writer."""
+    if not conn.dialect.for_update:
+        return
+    row = conn.execute(
+        "SELECT session FROM chronomem_facts WHERE id = ? AND owner = ? AND kind = 'episode'",
+        (item_id, owner),
+    ).fetchone()
+    if row is not None:
+        conn.dialect.lock_session(conn, owner, str(row[0]))
 
 
 def _active(conn: Conn, owner: str, item_id: str, *, superseding: bool = False) -> table.ActiveRow:

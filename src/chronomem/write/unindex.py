@@ -120,7 +120,7 @@ class Unindexer:
         terms = sorted(self._terms)
         rows = self.conn.execute(
             """SELECT term, shard, df FROM chronomem_term_stats
-               WHERE owner = ? AND term = ANY(?) ORDER BY term, shard FOR UPDATE""",
+               WHERE owner = ? AND term = ANY(?) ORDER BY term COLLATE "C", shard FOR UPDATE""",
             (self.owner, terms),
         ).fetchall()
         shards: dict[str, list[tuple[int, int]]] = {}
@@ -146,7 +146,7 @@ class Unindexer:
     def _lower_corpus(self, kind: str, items: int, length: float) -> None:
         rows = self.conn.execute(
             f"""SELECT {"shard, " if self._pg else ""}items, length FROM chronomem_corpus
-                WHERE owner = ? AND kind = ?{self.conn.dialect.for_update}""",
+                WHERE owner = ? AND kind = ?{" ORDER BY shard FOR UPDATE" if self._pg else ""}""",
             (self.owner, kind),
         ).fetchall()
         if not rows:

@@ -4,9 +4,15 @@ locked" (on a SQLite file and on PostgreSQL)."""
 from __future__ import annotations
 
 import multiprocessing
+import random
 import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
-from tests.chronomem.backends import MemoryTarget
+from chronomem.engine.dialect import distinct_terms
+from tests.chronomem.backends import MemoryTarget, document_frequencies, rows
 
 PER_WORKER = 40
 
@@ -89,3 +95,86 @@ def test_one_instance_used_from_many_threads(memory_target: MemoryTarget) -> Non
         stats = mem.stats()
         assert stats["facts"] == 100
         assert stats["forgotten"] == 20
+
+
+_WORDS = [
+    "oat",
+    "milk",
+    "aisle",
+    "seats",
+    "lyon",
+    "renault",
+    "badminton",
+    "friday",
+    "capybara",
+    "quentin",
+    "tea",
+]
+
+
+def _lex_frequencies(mem: Any) -> dict[tuple[str, str], int]:
+    """Each owner's document frequency per term as the live index rows say it should be."""
+    dfs: Counter[tuple[str, str]] = Counter()
+    for owner, body, ctx1, ctx2 in rows(
+        mem, "SELECT f.owner, l.body, l.ctx1, l.ctx2 FROM chronomem_lex l "
+             "JOIN chronomem_facts f ON f.rowid = l.rowid"
+    ):  # fmt: skip
+        dfs.update((owner, t) for t in distinct_terms([body, ctx1, ctx2]))
+    return dict(dfs)
+
+
+def test_purges_and_forgets_race_appends_without_deadlock(memory_target: MemoryTarget) -> None:
+    """Agents append turns while turns are purged and forgotten and sessions purged, on one
+    memory: every call succeeds (on PostgreSQL, each transaction takes the session's lock,
+    then the term counters in term order, then the corpus counters; taken in another order,
+    an append deadlocked with purge_session dozens of times in 20 s, and a forget with a
+    purge in the same session), and the counters end as the live index rows say."""
+    errors: list[BaseException] = []
+    ids: list[str] = []
+    begun: set[str] = set()
+    lock = threading.Lock()
+    rounds = 60
+    with memory_target.open() as mem:
+
+        def append(worker: int) -> None:
+            for i in range(rounds):
+                text = " ".join(_WORDS[(i + k + worker) % len(_WORDS)] for k in range(6))
+                session = f"s{worker}-{i // 20}" if i % 2 else f"shared-{i % 3}"
+                said = mem.remember_episode(f"{text} {i}", speaker="Ana", session=session)
+                with lock:
+                    begun.add(session)
+                    if not session.startswith("s0-"):  # those go by purge_session
+                        ids.append(said)
+
+        def erase(worker: int) -> None:
+            rnd = random.Random(worker)
+            for _ in range(rounds // 2):
+                with lock:
+                    victim = ids.pop(rnd.randrange(len(ids))) if len(ids) > 4 else None
+                if victim is None:
+                    time.sleep(0.002)
+                    continue
+                (mem.purge if rnd.random() < 0.5 else mem.forget)(victim)
+
+        def purge_sessions(worker: int) -> None:
+            for j in range(rounds // 20 - 1):
+                while f"s{worker}-{j + 1}" not in begun:  # then this session is whole
+                    if errors:
+                        return  # an append failed: its session never begins
+                    time.sleep(0.002)
+                mem.purge_session(f"s{worker}-{j}")
+
+        def run(task: Callable[[int], None], worker: int) -> None:
+            try:
+                task(worker)
+            except BaseException as exc:  # collected: see above
+                errors.append(exc)
+
+        tasks = [(append, 0), (append, 1), (erase, 0), (erase, 1), (purge_sessions, 0)]
+        threads = [threading.Thread(target=run, args=task) for task in tasks]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert document_frequencies(mem) == _lex_frequencies(mem)

@@ -87,7 +87,12 @@ def _add_counters(
     conn: Conn, owner: str, terms: Counter[str], kinds: dict[str, tuple[int, float]]
 ) -> None:
     # One shard claimed for both counters; terms and kinds sorted, the same statement in
-    # every writer, so rows are always locked in the same order.
+    # every writer, so rows are always locked in the same order: every term row first, in
+    # term order, then the kinds' rows, as a purge locks them (write/unindex.py). The main
+    # statement reads the count of the terms' rows so that they are written before it runs:
+    # a data-modifying CTE nothing reads runs after the main statement, which would lock
+    # the kinds' row first and deadlock against a purge (found by the purge_session test in
+    # tests/chronomem/engine/test_concurrency.py).
     words, ks = sorted(terms), sorted(kinds)
     conn.execute(
         f"""WITH mine AS MATERIALIZED (SELECT {_SHARD} AS shard),
@@ -97,10 +102,12 @@ def _add_counters(
                 FROM unnest(?::text[], ?::bigint[]) WITH ORDINALITY AS u(t, n, i), mine
                 ORDER BY i
                 ON CONFLICT (owner, term, shard)
-                DO UPDATE SET df = chronomem_term_stats.df + excluded.df)
+                DO UPDATE SET df = chronomem_term_stats.df + excluded.df
+                RETURNING 1)
             INSERT INTO chronomem_corpus (owner, kind, shard, items, length)
             SELECT ?, k, mine.shard, n, l
             FROM unnest(?::text[], ?::bigint[], ?::float8[]) WITH ORDINALITY AS v(k, n, l, i), mine
+            WHERE (SELECT count(*) FROM terms) >= 0
             ORDER BY i
             ON CONFLICT (owner, kind, shard) DO UPDATE SET
             items = chronomem_corpus.items + excluded.items,
