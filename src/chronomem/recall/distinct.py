@@ -33,16 +33,21 @@ _CHUNK_FLOOR = 16
 
 
 def distinct(
-    ranked: Sequence[C], texts: Callable[[Sequence[int]], Mapping[int, str]], want: int
+    ranked: Sequence[C],
+    texts: Callable[[Sequence[int]], Mapping[int, str]],
+    want: int,
+    *,
+    at_least: int = _CHUNK_FLOOR,
 ) -> list[C]:
     """Up to ``want`` of ``ranked`` of distinct text, best first: ``texts`` gives the contents
-    of a chunk of rowids, read in rank order (only as much as a duplicate made necessary is
-    read beyond ``want``). A rowid ``texts`` does not give is skipped."""
+    of a chunk of rowids (at least ``at_least``), read in rank order (only as much as a
+    duplicate made necessary is read beyond that). A rowid ``texts`` does not give is
+    skipped."""
     kept: list[C] = []
     seen: set[str] = set()
     start = 0
     while len(kept) < want and start < len(ranked):
-        chunk = ranked[start : start + max(want - len(kept), _CHUNK_FLOOR)]
+        chunk = ranked[start : start + max(want - len(kept), at_least)]
         start += len(chunk)
         contents = texts([c.rowid for c in chunk])
         for cand in chunk:
