@@ -122,6 +122,11 @@ class Dialect(Protocol):
     """Whether a row with a higher rowid is always committed after one with a lower rowid
     (SQLite's one writer), so a reader that saw rowid n has seen every committed row below
     it; PostgreSQL's sequences hand rowids out at insert time, not at commit."""
+    writers_in_flight: str
+    """A SQL expression, true when a write transaction was still open as this read's
+    snapshot was taken: one that may yet commit rows below the highest rowid the snapshot
+    holds (never on SQLite, whose rowids are committed in order). An expression, not a
+    query, so the vector copy's catch-up asks it in its one probe."""
     null_safe_equal: str
     """The operator that compares with NULL as a value (``IS`` / ``IS NOT DISTINCT FROM``)."""
     byte_order: str
@@ -152,12 +157,6 @@ class Dialect(Protocol):
     ) -> set[int]:
         """Which of ``rowids`` the view's fragment (on ``f``, the facts table) lets through,
         each probed by its key, whatever the planner knows of the table's size."""
-        ...
-
-    def writers_in_flight(self, conn: Conn) -> bool:
-        """Whether a write transaction was still open when this read's snapshot was taken:
-        one that may yet commit rows below the highest rowid the snapshot holds (never on
-        SQLite, whose rowids are committed in order)."""
         ...
 
     def lock_session(self, conn: Conn, owner: str, session: str) -> None:

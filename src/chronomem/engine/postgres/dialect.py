@@ -124,6 +124,11 @@ class PostgresDialect:
 
     for_update = " FOR UPDATE"
     commits_in_rowid_order = False
+    # The snapshot saw a transaction in progress: its oldest running id below the next one
+    # to be assigned.
+    writers_in_flight = (
+        "pg_snapshot_xmin(pg_current_snapshot()) < pg_snapshot_xmax(pg_current_snapshot())"
+    )
     pipelined = True
     null_safe_equal = "IS NOT DISTINCT FROM"
     byte_order = ' COLLATE "C"'
@@ -202,15 +207,6 @@ class PostgresDialect:
             (list(rowids), *params),
         ).fetchall()
         return {int(row[0]) for row in rows}
-
-    def writers_in_flight(self, conn: Conn) -> bool:
-        """Whether the snapshot saw a transaction in progress (its oldest running id below the
-        next one to be assigned)."""
-        row = conn.execute(
-            """SELECT pg_snapshot_xmin(pg_current_snapshot())
-                      < pg_snapshot_xmax(pg_current_snapshot())"""
-        ).fetchone()
-        return bool(row and row[0])
 
     def lock_session(self, conn: Conn, owner: str, session: str) -> None:
         """A transaction-scoped advisory lock on (owner, session), released at commit."""

@@ -43,6 +43,7 @@ class SQLiteDialect:
 
     for_update = ""
     commits_in_rowid_order = True
+    writers_in_flight = "0"  # one writer, whose rowids are committed in order
     pipelined = False
     null_safe_equal = "IS"
     byte_order = ""
@@ -104,11 +105,6 @@ class SQLiteDialect:
             [*rowids, *params],
         ).fetchall()
         return {int(row[0]) for row in rows}
-
-    def writers_in_flight(self, conn: Conn) -> bool:
-        """Never: one writer, whose rowids are committed in order."""
-        del conn
-        return False
 
     def lock_session(self, conn: Conn, owner: str, session: str) -> None:
         """Nothing to do: the write transaction already holds the database's write lock."""

@@ -72,11 +72,17 @@ def top_rows(np: Any, scores: Any, keep: int) -> Any:
     return np.argpartition(-scores, keep - 1)[:keep]
 
 
-def _epoch(conn: Conn) -> int:
+def _probe(conn: Conn) -> tuple[int, int, bool]:
+    """What a catch-up starts from, in one statement (one round trip on PostgreSQL, where it
+    took three): the vectors' epoch, the highest item holding a vector, and whether writers
+    were in flight as the snapshot was taken."""
     row = conn.execute(
-        "SELECT value FROM chronomem_settings WHERE key = ?", (EPOCH_KEY,)
+        f"""SELECT (SELECT value FROM chronomem_settings WHERE key = ?),
+                   (SELECT max(item) FROM chronomem_vectors), {conn.dialect.writers_in_flight}""",
+        (EPOCH_KEY,),
     ).fetchone()
-    return int(row[0]) if row else 0
+    epoch, newest, in_flight = row
+    return int(epoch or 0), int(newest or 0), bool(in_flight)
 
 
 @dataclass
@@ -261,7 +267,7 @@ class NearestIndex:
                 del self._copies[key]
 
     def _caught_up(self, np: Any, conn: Conn, owner: str, space: VectorSpace) -> Copy:
-        epoch = _epoch(conn)
+        epoch, newest, in_flight = _probe(conn)
         ordered = conn.dialect.commits_in_rowid_order
         key = (owner, space.name)
         now = time.monotonic()
@@ -273,10 +279,11 @@ class NearestIndex:
                 self._copies[key] = copy
         with copy.lock:
             late = _LATE_WINDOW if copy.late else 0
-            copy.late = not ordered and conn.dialect.writers_in_flight(conn)
-            top = conn.execute("SELECT max(item) FROM chronomem_vectors").fetchone()
-            newest = int(top[0]) if top and top[0] is not None else 0
+            copy.late = not ordered and in_flight
             after = max(0, copy.through - late)
+            if after >= newest:  # nothing new, nothing late: most searches end here
+                copy.through = max(copy.through, newest)
+                return copy
             while True:
                 # The new rows by the table's key, then their owners by the facts' key: when
                 # nothing is new (most searches) no fact is read at all.
