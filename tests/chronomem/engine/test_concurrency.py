@@ -124,11 +124,12 @@ def _lex_frequencies(mem: Any) -> dict[tuple[str, str], int]:
 
 
 def test_purges_and_forgets_race_appends_without_deadlock(memory_target: MemoryTarget) -> None:
-    """Agents append turns while turns are purged and forgotten and sessions purged, on one
-    memory: every call succeeds (on PostgreSQL, each transaction takes the session's lock,
-    then the term counters in term order, then the corpus counters; taken in another order,
-    an append deadlocked with purge_session dozens of times in 20 s, and a forget with a
-    purge in the same session), and the counters end as the live index rows say."""
+    """Agents append turns and remember facts while items are purged and forgotten and
+    sessions purged, on one memory: every call succeeds (on PostgreSQL, each transaction
+    takes the session's lock, then the term counters in term order, then the corpus
+    counters; taken in another order, an append deadlocked with purge_session dozens of
+    times in 20 s, a forget with a purge in the same session, and the server's remember
+    function with a purge), and the counters end as the live index rows say."""
     errors: list[BaseException] = []
     ids: list[str] = []
     begun: set[str] = set()
@@ -145,6 +146,13 @@ def test_purges_and_forgets_race_appends_without_deadlock(memory_target: MemoryT
                     begun.add(session)
                     if not session.startswith("s0-"):  # those go by purge_session
                         ids.append(said)
+
+        def remember(worker: int) -> None:
+            for i in range(rounds):
+                text = " ".join(_WORDS[(i * 5 + k + worker) % len(_WORDS)] for k in range(5))
+                fact = mem.remember(f"Fact {worker}-{i}: {text}", dedup=False)
+                with lock:
+                    ids.append(fact)
 
         def erase(worker: int) -> None:
             rnd = random.Random(worker)
@@ -170,7 +178,8 @@ def test_purges_and_forgets_race_appends_without_deadlock(memory_target: MemoryT
             except BaseException as exc:  # collected: see above
                 errors.append(exc)
 
-        tasks = [(append, 0), (append, 1), (erase, 0), (erase, 1), (purge_sessions, 0)]
+        tasks = [(append, 0), (append, 1), (remember, 0), (erase, 0), (erase, 1)]
+        tasks.append((purge_sessions, 0))
         threads = [threading.Thread(target=run, args=task) for task in tasks]
         for t in threads:
             t.start()
