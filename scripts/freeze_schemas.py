@@ -73,6 +73,8 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("chronomem", "postgres", 12, "ecc4283458d072c4f8500b601dd69008b0de0555"),
     ("chronomem", "postgres", 13, "9da289ec36b56d35f5eb70c7109c359633968f46"),
     ("chronomem", "postgres", 14, "e0858b3169094b2b65ff5cf81578c933a63ff966"),
+    # The remember function locking in the order a purge does.
+    ("chronomem", "postgres", 15, "38f85e419b6715097287c2596e1eb371d558ee2a"),
     ("chronica", "sqlite", 1, "4a7738d98fd2e9e19a58e70d9212c3c2bc328cb7"),
     ("chronica", "sqlite", 2, "f93cda7da764eab98f8f93f0f99888258d2d73ae"),
     # The lean acta layout (issue 40): positions are rowids.
