@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from chronomem.engine.dialect import distinct_terms
+from chronomem.integrations._langgraph_records import entities_of
 from tests.chronomem.backends import MemoryTarget, document_frequencies, rows
 
 PER_WORKER = 40
@@ -97,6 +98,7 @@ def test_one_instance_used_from_many_threads(memory_target: MemoryTarget) -> Non
         assert stats["forgotten"] == 20
 
 
+_SPACE = ("users", "ana", "memories")
 _WORDS = [
     "oat",
     "milk",
@@ -123,13 +125,14 @@ def _lex_frequencies(mem: Any) -> dict[tuple[str, str], int]:
     return dict(dfs)
 
 
-def test_purges_and_forgets_race_appends_without_deadlock(memory_target: MemoryTarget) -> None:
-    """Agents append turns and remember facts while items are purged and forgotten and
-    sessions purged, on one memory: every call succeeds (on PostgreSQL, each transaction
-    takes the session's lock, then the term counters in term order, then the corpus
-    counters; taken in another order, an append deadlocked with purge_session dozens of
-    times in 20 s, a forget with a purge in the same session, and the server's remember
-    function with a purge), and the counters end as the live index rows say."""
+def test_erasures_race_writes_without_deadlock(memory_target: MemoryTarget) -> None:
+    """Agents append turns, remember facts and put keyed values while items are purged
+    and forgotten and sessions purged, on one memory: every call succeeds (on PostgreSQL,
+    each transaction takes the session's lock, then the term counters in term order, then
+    the corpus counters; taken in another order, an append deadlocked with purge_session
+    dozens of times in 20 s, a forget with a purge in the same session, the server's
+    remember function with a purge, and a keyed put with a purge), and the counters end as
+    the live index rows say."""
     errors: list[BaseException] = []
     ids: list[str] = []
     begun: set[str] = set()
@@ -147,12 +150,23 @@ def test_purges_and_forgets_race_appends_without_deadlock(memory_target: MemoryT
                     if not session.startswith("s0-"):  # those go by purge_session
                         ids.append(said)
 
+        def keyed_put(key: str, text: str, *, later: bool) -> str:
+            entities = entities_of(_SPACE, key, text)
+            put = mem.keyed.put(_SPACE, key, {"text": text}, content=text, category="notes",
+                                entities=entities, index_later=later)  # fmt: skip
+            assert put is not None
+            return put.fact_id
+
         def remember(worker: int) -> None:
             for i in range(rounds):
                 text = " ".join(_WORDS[(i * 5 + k + worker) % len(_WORDS)] for k in range(5))
                 fact = mem.remember(f"Fact {worker}-{i}: {text}", dedup=False)
+                for key in (f"k{i % 7}", f"once-{worker}-{i}"):  # put again, and once
+                    put = keyed_put(key, text, later=bool(i % 2))
                 with lock:
                     ids.append(fact)
+                    if i % 3 == 0:  # a value put once is the key's current one: erasable
+                        ids.append(put)
 
         def erase(worker: int) -> None:
             rnd = random.Random(worker)

@@ -20,7 +20,12 @@ tell the difference, so an insert is held only when:
 The statement that comes next ends them. If it names none of their tables (so it reads and
 writes the same rows with them as after them) and is a query or a change, it is the main
 statement of that one (a write's counters are, at its end); anything else is a statement of
-its own, sent after the held ones. Foreign keys are checked at the end of the statement,
+its own, sent after the held ones. Held inserts that update on conflict (a namespace's count,
+an entity link, the vectors' epoch) lock rows other transactions write, so they go as a
+statement of their own before the next one, never its CTEs: PostgreSQL runs CTEs nothing
+reads after the main statement, so a keyed put locked its counters before its namespace's
+count, a purge the other way round, and the two deadlocked (the race test in
+tests/chronomem/engine/test_concurrency.py). Foreign keys are checked at the end of the statement,
 when every sub-statement's rows are there (none of chronomem's cascades). An error in a held
 insert surfaces when it is sent, which in a pipeline is no later than before: a write's
 statements are answered only when one of them is read, or at COMMIT.
@@ -138,6 +143,8 @@ class HeldInserts:
         reads = _ends_held(sql)
         if not self._held or reads is None or reads & {table for table, _, _ in self._held}:
             return None
+        if any(_updates_on_conflict(q) for _, q, _ in self._held):
+            return None  # it locks a row others write: sent before ``sql``, not after it
         held, self._held = self._held, []
         own = query.strip()
         if own[:4].upper() == "WITH":  # its own CTEs join the list, after the held ones
@@ -167,6 +174,11 @@ def _ends_held(sql: str) -> frozenset[str] | None:
     if re.search(r"\bFOR\s+(?:NO\s+KEY\s+)?(?:UPDATE|SHARE)\b", sql, re.IGNORECASE):
         return None
     return frozenset(_TABLE.findall(sql))
+
+
+@functools.lru_cache(maxsize=512)
+def _updates_on_conflict(sql: str) -> bool:
+    return re.search(r"\bDO\s+UPDATE\b", sql, re.IGNORECASE) is not None
 
 
 @functools.lru_cache(maxsize=256)
