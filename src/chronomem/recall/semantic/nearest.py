@@ -8,9 +8,10 @@ bumped the file's vector epoch. So a killed process loses nothing (its copy dies
 the next one reads the table), an erased vector leaves every copy at the next search (and
 exists in no file but the table it was deleted from), and a vector is never searched twice.
 
-Up to LISTS_FROM items the search is exact: the first ``coarse`` dimensions of every vector
+Up to LISTS_FROM items the search reads every vector: the first ``coarse`` dimensions of each
 shortlist (the static model's dimensions come in order of variance, so a quarter of them rank
-almost as well as all), and the shortlist is ranked on every dimension. Beyond, it reads only
+almost as well as all: near-exact, not exact, since a vector whose leading dimensions undersell
+it can miss the shortlist), and the shortlist is ranked on every dimension. Beyond, it reads only
 the lists nearest the question (:mod:`.lists`), so its cost stops growing with the owner.
 Measured against the candidates an embedded approximate index offers, and why this one: see
 docs/retrieval.md, "Vector index".
