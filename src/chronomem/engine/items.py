@@ -21,7 +21,6 @@ __all__ = [
     "FactRow",
     "active_row",
     "categories",
-    "contents_by_rowid",
     "counts",
     "end_belief",
     "export_page",
@@ -140,16 +139,6 @@ def rows_by_rowid(conn: Conn, rowids: Sequence[int]) -> dict[int, FactRow]:
     source, params = conn.dialect.facts_by_rowid(rowids)
     rows = conn.execute(f"SELECT f.rowid, {COLUMNS} FROM {source}", params).fetchall()
     return {r[0]: FactRow._make(r[1:]) for r in rows}
-
-
-def contents_by_rowid(conn: Conn, rowids: Sequence[int]) -> dict[int, str]:
-    """The contents of the items with these rowids (recall's candidates, told apart by text
-    before any becomes a record)."""
-    if not rowids:
-        return {}
-    source, params = conn.dialect.facts_by_rowid(rowids)
-    rows = conn.execute(f"SELECT f.rowid, f.content FROM {source}", params)
-    return {int(rowid): str(content) for rowid, content in rows.fetchall()}
 
 
 def timeline_rows(conn: Conn, owner: str, key: str) -> list[FactRow]:

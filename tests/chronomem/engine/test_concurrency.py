@@ -8,7 +8,7 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from chronomem.engine.dialect import distinct_terms
@@ -54,21 +54,29 @@ def test_processes_share_one_database(memory_target: MemoryTarget) -> None:
     _check(memory_target, 3)
 
 
-def test_threads_share_one_database(memory_target: MemoryTarget) -> None:
-    errors: list[BaseException] = []
+def _in_threads(
+    tasks: Sequence[tuple[Callable[..., None], tuple[Any, ...]]], errors: list[BaseException]
+) -> None:
+    """Run each ``(task, args)`` in a thread of its own and wait for them all; a task's
+    exception goes to ``errors`` (in its thread it would vanish), where the others can see it."""
 
-    def run(worker: int) -> None:
+    def run(task: Callable[..., None], args: tuple[Any, ...]) -> None:
         try:
-            _worker(memory_target.args(), worker)
-        except BaseException as exc:  # collected: a thread's exception would otherwise vanish
+            task(*args)
+        except BaseException as exc:  # collected: see above
             errors.append(exc)
 
-    memory_target.open().close()
-    threads = [threading.Thread(target=run, args=(w,)) for w in range(4)]
+    threads = [threading.Thread(target=run, args=task) for task in tasks]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+
+
+def test_threads_share_one_database(memory_target: MemoryTarget) -> None:
+    errors: list[BaseException] = []
+    memory_target.open().close()
+    _in_threads([(_worker, (memory_target.args(), w)) for w in range(4)], errors)
     assert errors == []
     _check(memory_target, 4)
 
@@ -78,20 +86,13 @@ def test_one_instance_used_from_many_threads(memory_target: MemoryTarget) -> Non
     with memory_target.open() as mem:
 
         def run(worker: int) -> None:
-            try:
-                for i in range(25):
-                    fid = mem.remember(f"Thread{worker} item T{worker}-{i} is ready")
-                    mem.recall(f"Thread{worker} item")
-                    if i % 5 == 0:
-                        mem.forget(fid)
-            except BaseException as exc:  # collected: see above
-                errors.append(exc)
+            for i in range(25):
+                fid = mem.remember(f"Thread{worker} item T{worker}-{i} is ready")
+                mem.recall(f"Thread{worker} item")
+                if i % 5 == 0:
+                    mem.forget(fid)
 
-        threads = [threading.Thread(target=run, args=(w,)) for w in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        _in_threads([(run, (w,)) for w in range(4)], errors)
         assert errors == []
         stats = mem.stats()
         assert stats["facts"] == 100
@@ -186,18 +187,8 @@ def test_erasures_race_writes_without_deadlock(memory_target: MemoryTarget) -> N
                     time.sleep(0.002)
                 mem.purge_session(f"s{worker}-{j}")
 
-        def run(task: Callable[[int], None], worker: int) -> None:
-            try:
-                task(worker)
-            except BaseException as exc:  # collected: see above
-                errors.append(exc)
-
-        tasks = [(append, 0), (append, 1), (remember, 0), (erase, 0), (erase, 1)]
-        tasks.append((purge_sessions, 0))
-        threads = [threading.Thread(target=run, args=task) for task in tasks]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        tasks = [append, append, remember, erase, erase, purge_sessions]
+        workers = [0, 1, 0, 0, 1, 0]
+        _in_threads([(task, (w,)) for task, w in zip(tasks, workers, strict=True)], errors)
         assert errors == []
         assert document_frequencies(mem) == _lex_frequencies(mem)

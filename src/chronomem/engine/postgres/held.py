@@ -25,10 +25,10 @@ an entity link, the vectors' epoch) lock rows other transactions write, so they 
 statement of their own before the next one, never its CTEs: PostgreSQL runs CTEs nothing
 reads after the main statement, so a keyed put locked its counters before its namespace's
 count, a purge the other way round, and the two deadlocked (the race test in
-tests/chronomem/engine/test_concurrency.py). Foreign keys are checked at the end of the statement,
-when every sub-statement's rows are there (none of chronomem's cascades). An error in a held
-insert surfaces when it is sent, which in a pipeline is no later than before: a write's
-statements are answered only when one of them is read, or at COMMIT.
+tests/chronomem/engine/test_concurrency.py). Foreign keys are checked at the end of the
+statement, when every sub-statement's rows are there (none of chronomem's cascades). An
+error in a held insert surfaces when it is sent, which in a pipeline is no later than before:
+a write's statements are answered only when one of them is read, or at COMMIT.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def held_table(sql: str) -> str | None:
 @functools.lru_cache(maxsize=512)
 def _rows_statement(sql: str, count: int) -> str | None:
     parts = _VALUES.match(sql)
-    if parts is None or re.search(r"\bDO\s+UPDATE\b", sql, re.IGNORECASE):
+    if parts is None or _updates_on_conflict(sql):
         return None  # one row updated twice by one statement is an error
     head, row, tail = parts.groups()
     return head + ", ".join([row] * count) + tail

@@ -286,8 +286,7 @@ class NearestIndex:
                 copy.through = max(copy.through, newest)
                 return copy
             while True:
-                # The new rows by the table's key, then their owners by the facts' key: when
-                # nothing is new (most searches) no fact is read at all.
+                # The new rows by the table's key, then their owners by the facts' key.
                 rows = conn.execute(
                     """SELECT item, vec FROM chronomem_vectors
                        WHERE item > ? AND item <= ? ORDER BY item LIMIT ?""",
