@@ -71,6 +71,10 @@ EPISODE_ABLATIONS: dict[str, tuple[LexicalParams, Mapping[str, float]]] = {
     ),
     "without the semantic channel": (FULL, {**DEFAULT_WEIGHTS, "semantic": 0.0}),
     "without the neighbouring turns": (dataclasses.replace(FULL, neighbours=0.0), DEFAULT_WEIGHTS),
+    "with a reply lent no more than any neighbour": (
+        dataclasses.replace(FULL, replies=FULL.neighbours),
+        DEFAULT_WEIGHTS,
+    ),
     "with the relevance floor (relevant_only=True)": (FULL, DEFAULT_WEIGHTS),
 }
 FLOOR = "with the relevance floor (relevant_only=True)"

@@ -117,7 +117,7 @@ def channel_ranks(
         related = _related(words, semantic, [], meaning)
         text = _text(lexical, semantic, weights, meaning, words)
         text, channels["neighbour"] = with_neighbours(
-            conn, view, text, meta, related, params.neighbours
+            conn, view, text, meta, related, params.neighbours, params.replies
         )
         return Ranked(channels, meta, text, related)
     meta = {}
@@ -168,7 +168,7 @@ def channel_ranks(
     related = None if only_names else _related(words, semantic, graph, meaning)
     text = _text(lexical, semantic, weights, meaning, words)
     text, channels["neighbour"] = with_neighbours(
-        conn, view, text, meta, related, params.neighbours
+        conn, view, text, meta, related, params.neighbours, params.replies
     )
     return Ranked(channels, meta, text, related, share)
 

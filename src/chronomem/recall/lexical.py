@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from chronomem.recall.lexindex import FIELD_WEIGHTS
-from chronomem.recall.neighbours import NEIGHBOUR_SHARE
+from chronomem.recall.neighbours import NEIGHBOUR_SHARE, REPLY_SHARE
 from chronomem.text.entities import entity_key
 from chronomem.text.lexicon import TIME_TERMS, query_terms
 from chronomem.text.lexicon import term as word_term
@@ -52,6 +52,8 @@ class LexicalParams:
     date_before_days: int = 1
     neighbours: float = NEIGHBOUR_SHARE
     """What a found turn lends each turn beside it (:mod:`chronomem.recall.neighbours`)."""
+    replies: float = REPLY_SHARE
+    """What a turn that asks lends another speaker's next turn, in place of ``neighbours``."""
 
 
 @dataclass(frozen=True)

@@ -100,3 +100,29 @@ def test_a_purged_turn_is_lent_nothing(memory_target: MemoryTarget) -> None:
         mem.purge(ids[2], reason="asked to")
         lent = _lent(mem, "turn 1", View(owner=mem.owner, now=time.time_ns()))
         assert lent == {"turn 0": neighbours.NEIGHBOUR_SHARE}, "not the tombstone"
+
+
+def test_a_turn_that_asks_lends_its_reply_more(memory_target: MemoryTarget) -> None:
+    with memory_target.open() as mem:
+        said = [
+            ("Ben", "I finally framed the painting."),
+            ("Ben", "How long have you been painting?"),
+            ("Ana", "Seven years now."),
+            ("Ana", "Mostly landscapes."),
+        ]
+        for speaker, text in said:
+            mem.remember_episode(text, speaker=speaker, session="s")
+        mem.remember_episode("What did you eat?", speaker="Ana", session="t")
+        mem.remember_episode("Did you like it?", speaker="Ana", session="t")
+        view = View(owner=mem.owner, now=time.time_ns())
+        share, reply = neighbours.NEIGHBOUR_SHARE, neighbours.REPLY_SHARE
+        assert reply > share
+        assert _lent(mem, "How long have you been painting?", view) == {
+            "I finally framed the painting.": share,
+            "Seven years now.": reply,
+            "Mostly landscapes.": share,
+        }
+        assert _lent(mem, "I finally framed the painting.", view)["Seven years now."] == share
+        assert _lent(mem, "What did you eat?", view) == {"Did you like it?": share}, (
+            "the same speaker's next turn is no reply"
+        )
