@@ -7,13 +7,16 @@ the like-for-like row). Every store runs at both durability settings, in WAL mod
 ``synchronous=FULL`` (an fsync per commit; the SDK's default) and ``NORMAL`` (chronica's
 default), so each row is compared with ``SQLiteSession`` at its own setting. The setting of
 every row is read back from its connection (``PRAGMA synchronous``), never assumed. All six
-(three stores, two settings) grow in lockstep, one append each in turn, so the machine's drift
-and any neighbour's load hit every row alike.
+(three stores, two settings) grow in lockstep, one append each in turn, in an order shuffled
+per round (seeded), so the machine's drift and any neighbour's load hit every row alike, and no
+store always runs right after the same other one (with the order only rotated, each store
+always followed the same neighbour and paid for whatever it left behind: matrix 9 showed it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import sqlite3
 import tempfile
 import time
@@ -129,10 +132,12 @@ def _agents_session(tmp: Path, sync: str) -> _Subject:
     return _Subject(name, sync, append, window, session.close, probe)
 
 
-def _rotated(subjects: list[_Subject], i: int) -> list[_Subject]:
-    """Each round starts with the next store, so no store always goes first (or last)."""
-    k = i % len(subjects)
-    return subjects[k:] + subjects[:k]
+_SEED = 20261207
+
+
+def _shuffled(subjects: list[_Subject], order: random.Random) -> list[_Subject]:
+    """This round's order: no store always goes first, last, or after the same neighbour."""
+    return order.sample(subjects, len(subjects))
 
 
 def _row(subject: _Subject, size: int, appends: list[float], reads: list[float]) -> dict[str, Any]:
@@ -154,18 +159,18 @@ async def _grow(subjects: list[_Subject], sizes: list[int]) -> list[dict[str, An
     for subject in subjects:  # the setting each row names is the one its connection reports
         if subject.setting() != subject.sync:
             raise SystemExit(f"{subject.name}: runs at {subject.setting()}, not {subject.sync}")
-    rows, done = [], 0
+    rows, done, order = [], 0, random.Random(_SEED)
     appends: dict[str, list[float]] = {s.key: [] for s in subjects}
     for size in sizes:
         for i in range(done, size):
-            for subject in _rotated(subjects, i):
+            for subject in _shuffled(subjects, order):
                 started = time.perf_counter()
                 await subject.append(i)
                 appends[subject.key].append(time.perf_counter() - started)
         done = size
         reads: dict[str, list[float]] = {s.key: [] for s in subjects}
-        for r in range(_READS):
-            for subject in _rotated(subjects, r):
+        for _ in range(_READS):
+            for subject in _shuffled(subjects, order):
                 started = time.perf_counter()
                 got = await subject.window()
                 reads[subject.key].append(time.perf_counter() - started)
