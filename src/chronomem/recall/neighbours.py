@@ -83,21 +83,22 @@ def with_neighbours(
     # (partial: only with its own ``kind = 'episode'``), never an index over every item. The
     # owner comes from the view's ``f.owner = ?`` alone: the lenders are the owner's already,
     # and ``f.owner = c.owner`` beside it would let SQLite walk all of the owner's turns for c.
+    # Whether f replies to a question is decided here: the lender's text (up to 64 KB) stays in
+    # the database.
     rows = conn.execute(
         f"""SELECT c.rowid, f.rowid, f.trust, f.confidence,
-                   f.seq - c.seq, c.content, c.speaker, f.speaker
+                   f.seq = c.seq + 1 AND c.content LIKE ?, c.speaker, f.speaker
             FROM chronomem_facts c CROSS JOIN chronomem_facts f
             WHERE c.rowid IN ({among}) AND c.kind = 'episode' AND f.kind = 'episode'
               AND f.session = c.session
               AND f.seq BETWEEN c.seq - ? AND c.seq + ? AND f.rowid <> c.rowid
               AND f.purged_at IS NULL AND {where}""",
-        [*lenders, NEIGHBOUR_REACH, NEIGHBOUR_REACH, *params],
+        ["%?%", *lenders, NEIGHBOUR_REACH, NEIGHBOUR_REACH, *params],
     ).fetchall()
     scores = dict(ranking)
     lent: dict[int, float] = {}
-    for lender, rowid, trust, confidence, offset, said, asker, speaker in rows:
-        replies = offset == 1 and speaker != asker and "?" in said
-        its_share = reply_share if replies else share
+    for lender, rowid, trust, confidence, after_a_question, asker, speaker in rows:
+        its_share = reply_share if after_a_question and speaker != asker else share
         lent[rowid] = lent.get(rowid, 0.0) + its_share * lenders[lender]
         meta.setdefault(rowid, (float(trust), float(confidence)))
     for rowid, borrowed in lent.items():
