@@ -20,9 +20,13 @@ writes (checkpoints every 5 commits, backstop at 200 pages) left 1,015-7,765 pag
 log, and 3,000 at the defaults 6,400-7,800 pages against a backstop of 4,000. So a writer
 that finds the thread's checkpoint still running after as many commits as would take the
 log past the backstop waits for it to end and copies the rest of the log itself
-(:meth:`Checkpointer.catch_up`). That one runs beside no other writer of the memory, copies
-the whole log and lets the next commit start it over: the 600 writes left 258-685 pages,
-and at the defaults a quiet machine never waits (3,000 calls, 1,915-2,337/s either way).
+(:meth:`Checkpointer.catch_up`). So does a writer after the thread's checkpoint finds the
+log past the backstop: a thread whose checkpoints each last a few commits is almost always
+running one when the backstop comes due, never long enough to count as behind, and the log
+grew to 1,863 pages in that 600-write run under CI's load. That one runs beside no other
+writer of the memory, copies the whole log and lets the next commit start it over: the 600
+writes left 258-685 pages (381-468 beside two busy and two syncing processes), and at the
+defaults a quiet machine waits once at most (3,000 calls, 2,364-2,823/s, 0-1 catching up).
 
 The backstop is not set higher: a log that grows into new space makes a FULL commit's sync
 write the file's new size too, and with the backstop at 16,000 pages 1,000 FULL
@@ -76,6 +80,8 @@ class Checkpointer:
         # Commits a checkpoint of the thread may run through before the writer catches up:
         # as many as take the log past the backstop when each writes as much as an episode.
         self._behind_after = max(CHECKPOINT_EVERY, backstop_pages // _PAGES_PER_COMMIT)
+        self._backstop_pages = backstop_pages
+        self._overdue = False  # the thread found the log past the backstop: it was skipped
         self._commits = 0  # since the thread was last woken
         self._count = 0  # since the memory opened
         self._began_at: int | None = None  # _count when the thread's running checkpoint began
@@ -96,12 +102,16 @@ class Checkpointer:
     def committed(self) -> bool:
         """Count a commit of the writer; every :data:`CHECKPOINT_EVERY`-th wakes the thread.
 
-        Returns whether the thread's running checkpoint began as many commits ago as would
-        take the log past the backstop, so the writer should :meth:`catch_up`. Called with
-        the writer's lock held, so commits are counted one at a time."""
+        Returns whether the writer should :meth:`catch_up`: the thread's running checkpoint
+        began as many commits ago as would take the log past the backstop, or the thread's
+        last one found the log past it (the backstop was skipped every time it came due,
+        because the thread was always checkpointing). Called with the writer's lock held, so
+        commits are counted one at a time."""
         self._count += 1
         began_at = self._began_at
-        behind = began_at is not None and self._count - began_at >= self._behind_after
+        behind = self._overdue or (
+            began_at is not None and self._count - began_at >= self._behind_after
+        )
         self._commits += 1
         if self._commits >= CHECKPOINT_EVERY:
             self._commits = 0
@@ -119,6 +129,7 @@ class Checkpointer:
                 log.warning("a checkpoint of %s failed: %s", self._path, e)
                 return
         if not busy:
+            self._overdue = False
             self.caught_up += 1
 
     def _start_or_wake(self) -> None:
@@ -152,11 +163,13 @@ class Checkpointer:
                 with self._turn:
                     self._began_at = self._count
                     try:
-                        busy = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[0]
+                        busy, pages, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                     finally:
                         self._began_at = None
                 if not busy:
                     self.checkpoints += 1
+                    if pages >= self._backstop_pages:
+                        self._overdue = True
         except sqlite3.Error as e:
             log.warning("checkpoints of %s stay with its writer: %s", self._path, e)
         finally:
