@@ -106,6 +106,24 @@ def test_cost_verdicts_name_every_miss_from_the_measurements() -> None:
     assert "- recall p50, 10,000 facts: 3.00 ms, goal <= 1.5 ms (2.0x the goal)." in text
 
 
+def test_an_mcp_miss_says_what_the_sdk_client_spent_checking_the_result() -> None:
+    section = _cost(10_000, facts_p50=1.0, episode_rate=2500.0, mcp_ratio=3.0)
+    ms = {"p50": 0.25, "p95": 0.5}
+    section["mcp"]["schema_check_ms"] = {"trivial": {"p50": 0.02, "p95": 0.03}, "facts": ms,
+                                         "episodes": ms}  # fmt: skip
+    [miss] = [v for v in cost_verdicts(section) if not v.met]
+    text = "\n".join(verdict_lines([miss]))
+    assert "checks each result against the tool's output schema in 0.25 ms p50" in text
+    assert "python-sdk/issues/2626" in text
+    table = "\n".join(cost_tables(section))
+    assert "of it, the client's schema check p50 (ms)" in table
+    assert "| trivial `echo` tool, same SDK | 2.00 / 3.00 | 1.00x | 0.02 |" in table
+    # A run from before the check was timed renders as it did.
+    del section["mcp"]["schema_check_ms"]
+    assert "schema check" not in "\n".join(cost_tables(section))
+    assert "2626" not in "\n".join(verdict_lines(cost_verdicts(section)))
+
+
 def test_sizes_without_a_goal_are_not_judged() -> None:
     verdicts = cost_verdicts(_cost(1_000, facts_p50=9.0, episode_rate=2500.0, mcp_ratio=9.0))
     assert [(v.what, v.met) for v in verdicts] == [

@@ -370,6 +370,7 @@ async def _mcp(folder: Path, queries: dict[str, list[str]], calls: int) -> dict[
         command=sys.executable, args=["-m", "scripts.matrix.trivial_server"], cwd=str(REPO)
     )
     samples: dict[str, list[float]] = {name: [] for name in servers}
+    checks: dict[str, list[float]] = {name: [] for name in servers}
     with open(folder / "servers.log", "w") as errlog:
         async with AsyncExitStack() as stack:
             sessions = {}
@@ -377,6 +378,7 @@ async def _mcp(folder: Path, queries: dict[str, list[str]], calls: int) -> dict[
                 read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
                 sessions[name] = await stack.enter_async_context(ClientSession(read, write))
                 await sessions[name].initialize()
+                _time_schema_checks(sessions[name], checks[name])
             for i in range(-10, calls):  # ten untimed rounds warm both sides
                 for name, session in sessions.items():
                     tool, args = _call(name, queries, i)
@@ -384,11 +386,31 @@ async def _mcp(folder: Path, queries: dict[str, list[str]], calls: int) -> dict[
                     result = await session.call_tool(tool, args)
                     if i >= 0:
                         samples[name].append(time.perf_counter() - started)
+                    else:
+                        checks[name].pop()  # a warm-up call's check is not a sample either
                     if result.is_error:
                         raise SystemExit(f"cost: {tool} failed over MCP: {result.content}")
     out: dict[str, Any] = {name: _ms(s) for name, s in samples.items()} | {"calls": calls}
+    out["schema_check_ms"] = {name: _ms(c) for name, c in checks.items()}
     out["ratio_p50"] = {kind: spread(_block_ratios(samples, kind)) for kind in KINDS}
     return out
+
+
+def _time_schema_checks(session: ClientSession, into: list[float]) -> None:
+    """Time, inside each call, the SDK client's own check of the structured result against
+    the tool's output schema (``ClientSession.validate_tool_result``, run on every result and
+    with no switch to skip it: modelcontextprotocol/python-sdk#2626), so the report can say
+    how much of a call is the client's and not the server's."""
+    check = session.validate_tool_result
+
+    async def timed(name: str, result: Any) -> None:
+        started = time.perf_counter()
+        try:
+            await check(name, result)
+        finally:
+            into.append(time.perf_counter() - started)
+
+    session.validate_tool_result = timed  # type: ignore[method-assign]
 
 
 def _block_ratios(samples: dict[str, list[float]], kind: str) -> list[float]:

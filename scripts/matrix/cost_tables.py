@@ -115,6 +115,11 @@ def cost_tables(section: dict[str, Any]) -> list[str]:
             [f"`chronomem_recall` on {kind}", _pair(mcp[kind]), _mcp_ratio(mcp, kind, trivial)]
             for kind in _KINDS
         ]
+        checks = mcp.get("schema_check_ms")  # runs before this was measured have none
+        if checks:
+            header.append("of it, the client's schema check p50 (ms)")
+            for row, name in zip(body, ["trivial", *_KINDS], strict=True):
+                row.append(_ms(checks[name]["p50"]))
         out += ["", *_table(header, body)]
     floors = floor_lines(section)
     return [*out, "", *floors] if floors else out
@@ -321,6 +326,13 @@ def cost_verdicts(section: dict[str, Any]) -> list[Verdict]:
                 floor = (
                     f"; `ChronoMem.recall` alone, in process, takes {_ms(alone)} ms, "
                     f"{alone / mcp['trivial']['p50']:.1f}x the trivial tool's whole round trip"
+                )
+            check = mcp.get("schema_check_ms", {}).get(kind)
+            if check:  # the SDK's, not ours: it checks every result and cannot be told not to
+                floor += (
+                    f"; the SDK's client checks each result against the tool's output schema "
+                    f"in {_ms(check['p50'])} ms p50, with no way to skip it "
+                    "([python-sdk#2626](https://github.com/modelcontextprotocol/python-sdk/issues/2626))"
                 )
             out.append(
                 _verdict(
