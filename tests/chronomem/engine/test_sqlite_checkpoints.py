@@ -111,8 +111,10 @@ def test_a_writer_whose_backstop_is_always_skipped_catches_up_all_the_same(
         assert checkpointer.caught_up >= 5
         largest = path.with_name("m.db-wal").stat().st_size // _FRAME
         assert mem.stats()["episodes"] == 601
-    # Without the thread's word the log held about 8,700 pages.
-    assert largest <= 5 * 200
+    # Without the thread's word the log held about 8,700 pages. With it alone, the log grows
+    # by what the writer commits during one of the thread's checkpoints, more under load:
+    # 512-807 pages beside three busy and two syncing processes.
+    assert largest <= 10 * 200
 
 
 class _SlowCheckpoints:
