@@ -384,12 +384,12 @@ async def _mcp(folder: Path, queries: dict[str, list[str]], calls: int) -> dict[
                     tool, args = _call(name, queries, i)
                     started = time.perf_counter()
                     result = await session.call_tool(tool, args)
+                    if result.is_error:  # the SDK checks only a result that is no error
+                        raise SystemExit(f"cost: {tool} failed over MCP: {result.content}")
                     if i >= 0:
                         samples[name].append(time.perf_counter() - started)
                     else:
                         checks[name].pop()  # a warm-up call's check is not a sample either
-                    if result.is_error:
-                        raise SystemExit(f"cost: {tool} failed over MCP: {result.content}")
     out: dict[str, Any] = {name: _ms(s) for name, s in samples.items()} | {"calls": calls}
     out["schema_check_ms"] = {name: _ms(c) for name, c in checks.items()}
     out["ratio_p50"] = {kind: spread(_block_ratios(samples, kind)) for kind in KINDS}
